@@ -1,0 +1,43 @@
+//! The three policies a cycle consults, behind one trait so the same cycle runs native
+//! Rust policies, WebAssembly modules (the server's policy host) or test doubles.
+//!
+//! Every method is batched: one call per cycle sees the whole queue or the whole set of
+//! running jobs. Per-job calls are what made earlier WASM schedulers slow.
+
+mod native;
+
+pub use native::{FifoPriority, NativePolicies, NativePriority, NativeQuota, NativeReclaim};
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Borrow, Time};
+use crate::quota::Ledger;
+use crate::reason::Reason;
+use crate::snapshot::Snapshot;
+
+/// The quota policy's answer for one job.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Verdict {
+    /// Run, with `borrowed` GPUs on loans and the rest on the group's own guarantee.
+    Admit { borrowed: Vec<Borrow> },
+    /// Do not run this cycle.
+    Hold(Reason),
+}
+
+/// Priority, quota and reclaim decisions for a cycle.
+pub trait Policies {
+    /// One score per `snapshot.pending` job, same order; higher runs first. Ties are
+    /// broken by the cycle (submission time, then id) so every policy is deterministic.
+    fn priority(&self, snapshot: &Snapshot, now: Time) -> Vec<i64>;
+
+    /// One verdict per entry of `order` (indices into `snapshot.pending`, best first).
+    /// `ledger` holds what running jobs use; accounting within the batch is the policy's.
+    fn quota(&self, snapshot: &Snapshot, now: Time, order: &[u32], ledger: &Ledger) -> Vec<Verdict>;
+
+    /// One score per `snapshot.running` allocation; lower is preempted first.
+    /// Which allocations may be preempted at all is the cycle's rule, not the policy's.
+    fn reclaim(&self, snapshot: &Snapshot, now: Time) -> Vec<i64>;
+
+    /// Names the versions deciding, for dispatch receipts (D3).
+    fn version(&self) -> String;
+}

@@ -1,0 +1,68 @@
+//! The input of one dispatch cycle: everything plan() may look at, owned by the caller.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Allocation, Group, Job, Node, Time};
+use crate::quota::{Ledger, Loan, Quota};
+
+/// Knobs of the dispatch cycle that are not policy decisions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CycleConfig {
+    /// Let lower jobs start ahead of a blocked higher one when that cannot delay the
+    /// higher job's reserved start (EASY backfill). Off means strict first-come-first-served.
+    pub backfill: bool,
+    /// Time limit assumed for planning where a job has none.
+    pub default_time_limit_s: u64,
+    /// A job that started less than this long ago is not preempted (avoids churn).
+    pub min_runtime_s: u64,
+    /// Most blocked jobs that may pick preemption victims in one cycle (bounds the cost).
+    pub max_preemptors: usize,
+}
+
+impl Default for CycleConfig {
+    fn default() -> Self {
+        CycleConfig {
+            backfill: true,
+            default_time_limit_s: 24 * 3600,
+            min_runtime_s: 120,
+            max_preemptors: 32,
+        }
+    }
+}
+
+/// The state a cycle plans on. Vectors are indexed by the ids of [`crate::model`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub models: Vec<String>,
+    pub groups: Vec<crate::model::Group>,
+    pub nodes: Vec<Node>,
+    pub quotas: Vec<Quota>,
+    /// Approved loans; ended ones are reclaimed by the cycle.
+    pub loans: Vec<Loan>,
+    pub running: Vec<Allocation>,
+    pub pending: Vec<Job>,
+    pub config: CycleConfig,
+}
+
+impl Snapshot {
+    /// Accounting of running allocations against quotas and loans, as of `now`.
+    pub fn ledger(&self, now: Time) -> Ledger {
+        Ledger::new(
+            self.groups.len(),
+            self.models.len(),
+            &self.quotas,
+            &self.loans,
+            &self.running,
+            now,
+        )
+    }
+
+    pub fn group(&self, id: crate::model::GroupId) -> &Group {
+        &self.groups[id.0 as usize]
+    }
+
+    /// The limit a job is planned with: its own, else the configured default.
+    pub fn time_limit_s(&self, job: &Job) -> u64 {
+        job.time_limit_s.unwrap_or(self.config.default_time_limit_s)
+    }
+}
