@@ -1,0 +1,187 @@
+//! `tidepool bench cycle`: times `plan()` on a synthetic cluster shaped like a real one
+//! (Philly's job-size mix, a busy pool, a deep queue, groups with open loans).
+
+use std::time::Instant;
+
+use serde::Serialize;
+use tidepool_core::testkit::{alloc, cluster, job};
+use tidepool_core::{NativePolicies, Policies, PriorityClass, Snapshot, plan};
+
+use crate::cli::{BenchCycleArgs, Format};
+
+/// A small deterministic generator (xorshift64*), so every run builds the same snapshot.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.max(1))
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// GPUs per job as in Philly: mostly single GPUs, a few whole nodes and gangs.
+fn job_size(rng: &mut Rng, gpus_per_node: u32) -> u32 {
+    let size = match rng.below(100) {
+        0..70 => 1,
+        70..80 => 2,
+        80..90 => 4,
+        90..98 => 8,
+        _ => 16,
+    };
+    size.min(gpus_per_node * 2)
+}
+
+/// The benchmark's snapshot: `busy` of the GPUs held by running jobs, `pending` queued.
+pub fn synthetic(
+    nodes: u32,
+    gpus_per_node: u8,
+    pending: u32,
+    groups: u32,
+    busy: f64,
+    seed: u64,
+) -> Snapshot {
+    let mut rng = Rng::new(seed);
+    let g = u32::from(gpus_per_node);
+    let domain = if g >= 4 {
+        gpus_per_node / 2
+    } else {
+        gpus_per_node
+    };
+    let share = nodes * g / groups;
+    let mut b = cluster().nvlink_nodes(nodes as usize, gpus_per_node, domain);
+    for k in 0..groups {
+        b = b.group(&format!("group-{k:02}"), share);
+    }
+    b = b.open_loans();
+    let now = 2 * 86_400;
+    let mut id = 0u64;
+    let mut used_by = vec![0u32; groups as usize];
+    for n in 0..nodes {
+        let target = (f64::from(g) * busy).round() as u32;
+        let mut bit = 0u32;
+        while bit < target {
+            let size = job_size(&mut rng, g).min(target - bit).min(g);
+            let group = (0..groups)
+                .map(|k| (k + rng.below(u64::from(groups)) as u32) % groups)
+                .find(|&k| used_by[k as usize] + size <= share);
+            let Some(group) = group else { break };
+            used_by[group as usize] += size;
+            let mask = ((1u64 << size) - 1) << bit;
+            id += 1;
+            let started = now - rng.below(86_400) as i64;
+            let mut a = alloc(id)
+                .group(group)
+                .on(n, mask)
+                .started(started)
+                .limit(86_400);
+            // A quarter of the running work is borrowed, so lenders' queued jobs reclaim.
+            if groups > 1 && rng.below(4) == 0 {
+                let lender = (group + 1 + rng.below(u64::from(groups - 1)) as u32) % groups;
+                a = a.borrowed(1000 + u64::from(lender), size);
+            }
+            b = b.running(a);
+            bit += size;
+        }
+    }
+    for _ in 0..pending {
+        id += 1;
+        let class = match rng.below(100) {
+            0 => PriorityClass::Critical,
+            1..10 => PriorityClass::Batch,
+            10..20 => PriorityClass::Experiment,
+            _ => PriorityClass::Normal,
+        };
+        let mut j = job(id)
+            .group(rng.below(u64::from(groups)) as u32)
+            .gpus(job_size(&mut rng, g))
+            .class(class)
+            .at(now - rng.below(2 * 86_400) as i64);
+        if rng.below(2) == 0 {
+            j = j.limit([3600, 4 * 3600, 24 * 3600][rng.below(3) as usize]);
+        }
+        if rng.below(10) == 0 {
+            j = j.attained(rng.below(1_000_000));
+        }
+        b = b.pending(j);
+    }
+    b.build()
+}
+
+#[derive(Debug, Serialize)]
+struct CycleReport {
+    policies: &'static str,
+    nodes: u32,
+    gpus: u64,
+    running: usize,
+    pending: usize,
+    groups: u32,
+    cycles: u32,
+    cycle_ms_median: f64,
+    cycle_ms_p99: f64,
+    cycle_ms_min: f64,
+    placed: usize,
+    preemptions: usize,
+    placements_per_s: f64,
+}
+
+fn ms(d: std::time::Duration) -> f64 {
+    (d.as_secs_f64() * 1e5).round() / 100.0
+}
+
+/// Runs the benchmark and renders its figures.
+pub fn cycle(args: &BenchCycleArgs) -> Result<String, String> {
+    if !(0.0..=1.0).contains(&args.busy) {
+        return Err(format!("--busy must be between 0 and 1, not {}", args.busy));
+    }
+    let snap = synthetic(
+        args.nodes,
+        args.gpus_per_node,
+        args.pending,
+        args.groups,
+        args.busy,
+        42,
+    );
+    let policies = NativePolicies::default();
+    let now = 2 * 86_400;
+    let mut times = Vec::with_capacity(args.cycles as usize);
+    let mut last = None;
+    for _ in 0..args.cycles {
+        let start = Instant::now();
+        let p = plan(&snap, now, &policies as &dyn Policies);
+        times.push(start.elapsed());
+        last = Some(p);
+    }
+    times.sort_unstable();
+    let last = last.expect("at least one cycle");
+    let median = times[times.len() / 2];
+    let p99 = times[((times.len() as f64 * 0.99).ceil() as usize).clamp(1, times.len()) - 1];
+    let report = CycleReport {
+        policies: "native",
+        nodes: args.nodes,
+        gpus: u64::from(args.nodes) * u64::from(args.gpus_per_node),
+        running: snap.running.len(),
+        pending: snap.pending.len(),
+        groups: args.groups,
+        cycles: args.cycles,
+        cycle_ms_median: ms(median),
+        cycle_ms_p99: ms(p99),
+        cycle_ms_min: ms(times[0]),
+        placed: last.placements.len(),
+        preemptions: last.preemptions.len(),
+        placements_per_s: (last.placements.len() as f64 / median.as_secs_f64()).round(),
+    };
+    Ok(match args.format {
+        Format::Json => serde_json::to_string(&report).expect("serializes"),
+        Format::Text => format!("{report:#?}"),
+    })
+}

@@ -1,0 +1,109 @@
+//! The `tidepool` command line: one binary, one subcommand per role (Nomad style).
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::sim::{Mode, PolicyChoice};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "tidepool",
+    version,
+    about = "Tidepool: one GPU pool shared fairly by research groups"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Json,
+    Text,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Replay a job trace through the dispatcher on a virtual clock.
+    Simulate(SimulateArgs),
+    /// Measure the dispatcher.
+    Bench {
+        #[command(subcommand)]
+        what: BenchCommand,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SimulateArgs {
+    /// Trace CSV with timestamp, duration, num_gpus and cluster columns.
+    #[arg(long)]
+    pub trace: PathBuf,
+    /// Groups CSV (`name,nodes`); a group's guarantee is nodes × GPUs per node.
+    #[arg(long)]
+    pub groups: Option<PathBuf>,
+    /// Only jobs submitted at or after this date (YYYY-MM-DD or a date-time).
+    #[arg(long)]
+    pub from: Option<String>,
+    /// Only jobs submitted up to this date (a bare date includes the whole day).
+    #[arg(long)]
+    pub to: Option<String>,
+    /// Cluster size in nodes (split equally among trace groups when no --groups).
+    #[arg(long)]
+    pub nodes: Option<u32>,
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=64))]
+    pub gpus_per_node: u8,
+    /// Multiply every group's node count.
+    #[arg(long, default_value_t = 1.0)]
+    pub capacity_scale: f64,
+    #[arg(long, value_enum, default_value_t = Mode::Pooled)]
+    pub mode: Mode,
+    /// Policy set; the default is `fifo` in silo mode (today's practice), else `default`.
+    #[arg(long, value_enum)]
+    pub policy: Option<PolicyChoice>,
+    /// Seconds of useful work between checkpoints; 0: jobs do not checkpoint.
+    #[arg(long, default_value_t = 1800)]
+    pub checkpoint_interval: u64,
+    /// Seconds a resumed segment spends restoring before doing work.
+    #[arg(long, default_value_t = 60)]
+    pub restart_overhead: u64,
+    /// Simulate only these groups of the trace (repeatable).
+    #[arg(long = "only-group")]
+    pub only_groups: Vec<String>,
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Time plan() on a synthetic cluster and queue.
+    Cycle(BenchCycleArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PolicyEngine {
+    /// The built-in Rust policies.
+    Native,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BenchCycleArgs {
+    #[arg(long, default_value_t = 5000)]
+    pub nodes: u32,
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=64))]
+    pub gpus_per_node: u8,
+    #[arg(long, default_value_t = 50_000)]
+    pub pending: u32,
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub groups: u32,
+    #[arg(long, value_enum, default_value_t = PolicyEngine::Native)]
+    pub policies: PolicyEngine,
+    /// Cycles to time.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
+    pub cycles: u32,
+    /// Share of GPUs already busy when the cycle runs.
+    #[arg(long, default_value_t = 0.75)]
+    pub busy: f64,
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+}
