@@ -42,21 +42,10 @@ fn job_size(rng: &mut Rng, gpus_per_node: u32) -> u32 {
 }
 
 /// The benchmark's snapshot: `busy` of the GPUs held by running jobs, `pending` queued.
-pub fn synthetic(
-    nodes: u32,
-    gpus_per_node: u8,
-    pending: u32,
-    groups: u32,
-    busy: f64,
-    seed: u64,
-) -> Snapshot {
+pub fn synthetic(nodes: u32, gpus_per_node: u8, pending: u32, groups: u32, busy: f64, seed: u64) -> Snapshot {
     let mut rng = Rng::new(seed);
     let g = u32::from(gpus_per_node);
-    let domain = if g >= 4 {
-        gpus_per_node / 2
-    } else {
-        gpus_per_node
-    };
+    let domain = if g >= 4 { gpus_per_node / 2 } else { gpus_per_node };
     let share = nodes * g / groups;
     let mut b = cluster().nvlink_nodes(nodes as usize, gpus_per_node, domain);
     for k in 0..groups {
@@ -79,11 +68,7 @@ pub fn synthetic(
             let mask = ((1u64 << size) - 1) << bit;
             id += 1;
             let started = now - rng.below(86_400) as i64;
-            let mut a = alloc(id)
-                .group(group)
-                .on(n, mask)
-                .started(started)
-                .limit(86_400);
+            let mut a = alloc(id).group(group).on(n, mask).started(started).limit(86_400);
             // A quarter of the running work is borrowed, so lenders' queued jobs reclaim.
             if groups > 1 && rng.below(4) == 0 {
                 let lender = (group + 1 + rng.below(u64::from(groups - 1)) as u32) % groups;
@@ -143,14 +128,7 @@ pub fn cycle(args: &BenchCycleArgs) -> Result<String, String> {
     if !(0.0..=1.0).contains(&args.busy) {
         return Err(format!("--busy must be between 0 and 1, not {}", args.busy));
     }
-    let snap = synthetic(
-        args.nodes,
-        args.gpus_per_node,
-        args.pending,
-        args.groups,
-        args.busy,
-        42,
-    );
+    let snap = synthetic(args.nodes, args.gpus_per_node, args.pending, args.groups, args.busy, 42);
     let policies = NativePolicies::default();
     let now = 2 * 86_400;
     let mut times = Vec::with_capacity(args.cycles as usize);

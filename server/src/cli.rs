@@ -7,11 +7,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::sim::{Mode, PolicyChoice};
 
 #[derive(Debug, Parser)]
-#[command(
-    name = "tidepool",
-    version,
-    about = "Tidepool: one GPU pool shared fairly by research groups"
-)]
+#[command(name = "tidepool", version, about = "Tidepool: one GPU pool shared fairly by research groups")]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -8,9 +8,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Simulate(args) => tidepool::simulate::run(args),
-        Command::Bench {
-            what: BenchCommand::Cycle(args),
-        } => tidepool::bench::cycle(args),
+        Command::Bench { what: BenchCommand::Cycle(args) } => tidepool::bench::cycle(args),
     };
     match result {
         Ok(output) => {

@@ -13,40 +13,23 @@ use crate::sim::{Mode, PolicyChoice, Report, SimConfig, SimJob, resolve_groups, 
 /// Runs the command; `Err` carries a message for the user.
 pub fn run(args: &SimulateArgs) -> Result<String, String> {
     if !(args.capacity_scale.is_finite() && args.capacity_scale > 0.0) {
-        return Err(format!(
-            "--capacity-scale must be a positive number, not {}",
-            args.capacity_scale
-        ));
+        return Err(format!("--capacity-scale must be a positive number, not {}", args.capacity_scale));
     }
     let from = args
         .from
         .as_deref()
         .map(|s| parse_time(s).ok_or(format!("--from `{s}` is not a date")))
         .transpose()?;
-    let to = args
-        .to
-        .as_deref()
-        .map(|s| parse_until(s).ok_or(format!("--to `{s}` is not a date")))
-        .transpose()?;
-    let file_groups = args
-        .groups
-        .as_deref()
-        .map(load_groups)
-        .transpose()
-        .map_err(|e| e.to_string())?;
+    let to =
+        args.to.as_deref().map(|s| parse_until(s).ok_or(format!("--to `{s}` is not a date"))).transpose()?;
+    let file_groups = args.groups.as_deref().map(load_groups).transpose().map_err(|e| e.to_string())?;
     let mut trace = load_trace(&args.trace).map_err(|e| e.to_string())?;
-    trace.retain(|j| {
-        from.is_none_or(|f| j.submitted_at >= f) && to.is_none_or(|t| j.submitted_at < t)
-    });
+    trace.retain(|j| from.is_none_or(|f| j.submitted_at >= f) && to.is_none_or(|t| j.submitted_at < t));
     if !args.only_groups.is_empty() {
         trace.retain(|j| args.only_groups.contains(&j.group));
     }
-    let trace_groups: Vec<String> = trace
-        .iter()
-        .map(|j| j.group.clone())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let trace_groups: Vec<String> =
+        trace.iter().map(|j| j.group.clone()).collect::<BTreeSet<_>>().into_iter().collect();
     let groups = resolve_groups(file_groups, args.nodes, args.capacity_scale, &trace_groups)?;
 
     let mut jobs = Vec::with_capacity(trace.len());

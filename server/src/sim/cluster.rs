@@ -1,8 +1,6 @@
 //! Turning a groups file or a node count into the simulated cluster and its quotas.
 
-use tidepool_core::{
-    Category, CycleConfig, Group, GroupId, Loan, LoanId, ModelId, Node, Quota, Snapshot,
-};
+use tidepool_core::{Category, CycleConfig, Group, GroupId, Loan, LoanId, ModelId, Node, Quota, Snapshot};
 
 use crate::sim::SimConfig;
 
@@ -14,11 +12,7 @@ pub struct GroupSpec {
 }
 
 fn scaled(nodes: u32, scale: f64) -> u32 {
-    if nodes == 0 {
-        0
-    } else {
-        ((f64::from(nodes) * scale).round() as u32).max(1)
-    }
+    if nodes == 0 { 0 } else { ((f64::from(nodes) * scale).round() as u32).max(1) }
 }
 
 /// Splits `total` nodes in proportion to `weights` (largest remainder, ties by order).
@@ -60,10 +54,7 @@ pub fn resolve_groups(
         (Some(file), None) => file,
         (Some(file), Some(n)) => {
             let shares = apportion(n, &file.iter().map(|g| g.1).collect::<Vec<_>>());
-            file.into_iter()
-                .zip(shares)
-                .map(|((name, _), s)| (name, s))
-                .collect()
+            file.into_iter().zip(shares).map(|((name, _), s)| (name, s)).collect()
         }
         (None, Some(n)) => {
             let shares = apportion(n, &vec![1; trace_groups.len()]);
@@ -73,13 +64,7 @@ pub fn resolve_groups(
             return Err("give --groups FILE, or --nodes N (or both) to size the cluster".into());
         }
     };
-    Ok(base
-        .into_iter()
-        .map(|(name, n)| GroupSpec {
-            name,
-            nodes: scaled(n, scale),
-        })
-        .collect())
+    Ok(base.into_iter().map(|(name, n)| GroupSpec { name, nodes: scaled(n, scale) }).collect())
 }
 
 /// The snapshot for a partition of groups: their nodes, their quotas, and, when several
@@ -88,18 +73,13 @@ pub fn snapshot(config: &SimConfig, members: &[GroupId], backfill: bool) -> Snap
     let g = config.gpus_per_node;
     let mut snap = Snapshot {
         models: vec!["gpu".into()],
-        config: CycleConfig {
-            backfill,
-            ..CycleConfig::default()
-        },
+        config: CycleConfig { backfill, ..CycleConfig::default() },
         ..Snapshot::default()
     };
     for (local, id) in members.iter().enumerate() {
         let spec = &config.groups[id.0 as usize];
         let group = GroupId(local as u32);
-        snap.groups.push(Group {
-            name: spec.name.clone(),
-        });
+        snap.groups.push(Group { name: spec.name.clone() });
         let guaranteed = spec.nodes * u32::from(g);
         snap.quotas.push(Quota {
             group,
@@ -152,27 +132,9 @@ mod tests {
         let eq = resolve_groups(None, Some(8), 0.5, &["a".into(), "b".into()]).unwrap();
         assert_eq!(
             eq,
-            vec![
-                GroupSpec {
-                    name: "a".into(),
-                    nodes: 2
-                },
-                GroupSpec {
-                    name: "b".into(),
-                    nodes: 2
-                }
-            ]
+            vec![GroupSpec { name: "a".into(), nodes: 2 }, GroupSpec { name: "b".into(), nodes: 2 }]
         );
-        let file = resolve_groups(
-            Some(vec![("x".into(), 64), ("y".into(), 8)]),
-            None,
-            0.25,
-            &[],
-        )
-        .unwrap();
-        assert_eq!(
-            file.iter().map(|g| g.nodes).collect::<Vec<_>>(),
-            vec![16, 2]
-        );
+        let file = resolve_groups(Some(vec![("x".into(), 64), ("y".into(), 8)]), None, 0.25, &[]).unwrap();
+        assert_eq!(file.iter().map(|g| g.nodes).collect::<Vec<_>>(), vec![16, 2]);
     }
 }

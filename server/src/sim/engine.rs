@@ -8,8 +8,8 @@ use std::collections::BinaryHeap;
 
 use tidepool_core::checkpoint::Checkpointing;
 use tidepool_core::{
-    Allocation, Category, GroupId, Job, JobId, ModelId, Plan, Policies, PriorityClass, Snapshot,
-    Time, Topology, plan,
+    Allocation, Category, GroupId, Job, JobId, ModelId, Plan, Policies, PriorityClass, Snapshot, Time,
+    Topology, plan,
 };
 
 /// A job as the simulator feeds it: when it arrives and how much work it is.
@@ -62,20 +62,10 @@ impl<'a> Engine<'a> {
     ) -> Self {
         let live = jobs
             .iter()
-            .map(|j| Live {
-                remaining_s: j.work_s,
-                resumed: false,
-                generation: 0,
-                segment_start: 0,
-            })
+            .map(|j| Live { remaining_s: j.work_s, resumed: false, generation: 0, segment_start: 0 })
             .collect();
         let outcomes = vec![JobOutcome::default(); jobs.len()];
-        let largest_node = snap
-            .nodes
-            .iter()
-            .map(|n| u32::from(n.gpus))
-            .max()
-            .unwrap_or(0);
+        let largest_node = snap.nodes.iter().map(|n| u32::from(n.gpus)).max().unwrap_or(0);
         Engine {
             largest_node,
             snap,
@@ -96,11 +86,7 @@ impl<'a> Engine<'a> {
         loop {
             let arrival = self.jobs.get(next_arrival).map(|j| j.arrival);
             let completion = self.completions.peek().map(|Reverse((t, _, _))| *t);
-            let Some(now) = [arrival, completion, self.retry_at]
-                .into_iter()
-                .flatten()
-                .min()
-            else {
+            let Some(now) = [arrival, completion, self.retry_at].into_iter().flatten().min() else {
                 break;
             };
             self.retry_at = None;
@@ -147,11 +133,7 @@ impl<'a> Engine<'a> {
             gpus: j.gpus,
             model: ModelId(0),
             // A trace job that fits a node ran inside one node; larger ones ran as gangs.
-            topology: if j.gpus <= largest_node {
-                Topology::SameNode
-            } else {
-                Topology::Any
-            },
+            topology: if j.gpus <= largest_node { Topology::SameNode } else { Topology::Any },
             time_limit_s: None,
             checkpointable: self.checkpointing.interval_s > 0,
             submitted_at: j.arrival,
@@ -161,12 +143,8 @@ impl<'a> Engine<'a> {
     }
 
     fn finish(&mut self, job: u32, now: Time) {
-        let pos = self
-            .snap
-            .running
-            .iter()
-            .position(|a| a.job.0 == u64::from(job))
-            .expect("completing job runs");
+        let pos =
+            self.snap.running.iter().position(|a| a.job.0 == u64::from(job)).expect("completing job runs");
         let alloc = self.snap.running.swap_remove(pos);
         self.account_segment(job, &alloc, now);
         self.outcomes[job as usize].finished_at = Some(now);
@@ -233,9 +211,7 @@ impl<'a> Engine<'a> {
         self.outcomes[job as usize].preemptions += 1;
         let live = &mut self.live[job as usize];
         let elapsed = (now - live.segment_start).max(0) as u64;
-        let saved = self
-            .checkpointing
-            .saved_s(elapsed, live.resumed, live.remaining_s);
+        let saved = self.checkpointing.saved_s(elapsed, live.resumed, live.remaining_s);
         live.remaining_s -= saved;
         live.resumed = true;
         live.generation += 1;
@@ -249,8 +225,7 @@ impl<'a> Engine<'a> {
         for a in &mut self.snap.running {
             let live = &self.live[a.job.0 as usize];
             a.last_checkpoint_at =
-                self.checkpointing
-                    .last_checkpoint_at(live.segment_start, now, live.resumed);
+                self.checkpointing.last_checkpoint_at(live.segment_start, now, live.resumed);
         }
     }
 

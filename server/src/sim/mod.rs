@@ -56,9 +56,7 @@ pub fn simulate(config: &SimConfig, jobs: Vec<SimJob>, skipped: u64) -> Report {
     let mut preemptions = 0u64;
     let mut unschedulable = 0u64;
     let partitions: Vec<Vec<GroupId>> = match config.mode {
-        Mode::Silo => (0..config.groups.len() as u32)
-            .map(|g| vec![GroupId(g)])
-            .collect(),
+        Mode::Silo => (0..config.groups.len() as u32).map(|g| vec![GroupId(g)]).collect(),
         Mode::Pooled => vec![(0..config.groups.len() as u32).map(GroupId).collect()],
     };
     for members in partitions {
@@ -72,10 +70,7 @@ pub fn simulate(config: &SimConfig, jobs: Vec<SimJob>, skipped: u64) -> Report {
                 continue;
             }
             let local = members.iter().position(|g| *g == j.group).expect("member") as u32;
-            part.push(SimJob {
-                group: GroupId(local),
-                ..j.clone()
-            });
+            part.push(SimJob { group: GroupId(local), ..j.clone() });
         }
         let mut engine = Engine::new(snap, &policies as &dyn Policies, config.checkpointing, part);
         engine.run();
@@ -85,18 +80,7 @@ pub fn simulate(config: &SimConfig, jobs: Vec<SimJob>, skipped: u64) -> Report {
             records.push((members[job.group.0 as usize], job.clone(), outcome.clone()));
         }
     }
-    let capacity_gpus: u64 = config
-        .groups
-        .iter()
-        .map(|g| u64::from(g.nodes) * u64::from(config.gpus_per_node))
-        .sum();
-    report::build(
-        config,
-        &records,
-        skipped,
-        unschedulable,
-        busy_gpu_s,
-        preemptions,
-        capacity_gpus,
-    )
+    let capacity_gpus: u64 =
+        config.groups.iter().map(|g| u64::from(g.nodes) * u64::from(config.gpus_per_node)).sum();
+    report::build(config, &records, skipped, unschedulable, busy_gpu_s, preemptions, capacity_gpus)
 }

@@ -53,11 +53,7 @@ fn percentile(sorted: &[u64], q: f64) -> f64 {
 
 fn mean(values: impl Iterator<Item = u64>) -> f64 {
     let (sum, n) = values.fold((0u128, 0u64), |(s, n), v| (s + u128::from(v), n + 1));
-    if n == 0 {
-        0.0
-    } else {
-        round(sum as f64 / n as f64, 1)
-    }
+    if n == 0 { 0.0 } else { round(sum as f64 / n as f64, 1) }
 }
 
 struct Done {
@@ -81,20 +77,13 @@ pub(crate) fn build(
         if let Some(end) = outcome.finished_at {
             last = last.max(end);
             let jct = (end - job.arrival).max(0) as u64;
-            per_group[group.0 as usize].push(Done {
-                jct,
-                wait: jct.saturating_sub(outcome.run_s),
-            });
+            per_group[group.0 as usize].push(Done { jct, wait: jct.saturating_sub(outcome.run_s) });
         }
     }
     let all: Vec<&Done> = per_group.iter().flatten().collect();
     let mut waits: Vec<u64> = all.iter().map(|d| d.wait).collect();
     waits.sort_unstable();
-    let makespan = if last > first {
-        (last - first) as f64
-    } else {
-        0.0
-    };
+    let makespan = if last > first { (last - first) as f64 } else { 0.0 };
     let utilization = if makespan > 0.0 && capacity_gpus > 0 {
         round(busy_gpu_s as f64 / (capacity_gpus as f64 * makespan), 4)
     } else {
@@ -102,10 +91,8 @@ pub(crate) fn build(
     };
     let mut groups = BTreeMap::new();
     for (spec, done) in config.groups.iter().zip(&per_group) {
-        let submitted = records
-            .iter()
-            .filter(|(g, _, _)| config.groups[g.0 as usize].name == spec.name)
-            .count();
+        let submitted =
+            records.iter().filter(|(g, _, _)| config.groups[g.0 as usize].name == spec.name).count();
         if submitted == 0 {
             continue;
         }

@@ -23,9 +23,7 @@ fn parse_date(s: &str) -> Option<i64> {
         2 => 28,
         _ => return None,
     };
-    (1..=days_in_month)
-        .contains(&d)
-        .then(|| days_from_civil(y, m, d) * 86_400)
+    (1..=days_in_month).contains(&d).then(|| days_from_civil(y, m, d) * 86_400)
 }
 
 fn parse_clock(s: &str) -> Option<i64> {
@@ -72,15 +70,9 @@ mod tests {
 
     #[test]
     fn rejects_what_is_not_a_time() {
-        for bad in [
-            "",
-            "yesterday",
-            "2017-13-01",
-            "2017-02-30",
-            "2017-10-01 25:00:00",
-            "2017-10-01 10:61",
-            "NaN",
-        ] {
+        for bad in
+            ["", "yesterday", "2017-13-01", "2017-02-30", "2017-10-01 25:00:00", "2017-10-01 10:61", "NaN"]
+        {
             assert_eq!(parse_time(bad), None, "{bad}");
         }
     }

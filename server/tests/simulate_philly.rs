@@ -1,0 +1,129 @@
+//! Acceptance on the real Philly trace (Oct–Nov 2017, 11 groups, 8 GPUs a node):
+//! one shared pool with quotas, borrowing and reclaim against today's silos.
+//! MISSION D1 (critical first, idle capacity backfilled), D5, Q1, Q4, R1, B1.
+
+mod common;
+
+use std::thread;
+
+use common::{f, json, philly};
+use serde_json::Value;
+
+fn run(mode: &str, scale: &str) -> Value {
+    let (trace, groups) = philly();
+    json(&[
+        "simulate",
+        "--trace",
+        &trace,
+        "--groups",
+        &groups,
+        "--from",
+        "2017-10-01",
+        "--to",
+        "2017-11-30",
+        "--capacity-scale",
+        scale,
+        "--mode",
+        mode,
+        "--format",
+        "json",
+    ])
+}
+
+#[test]
+fn pooled_beats_silos_at_every_capacity_scale() {
+    let runs: Vec<(String, Value, Value)> = ["1.0", "0.5", "0.25"]
+        .into_iter()
+        .map(|scale| thread::spawn(move || (scale.to_string(), run("silo", scale), run("pooled", scale))))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|h| h.join().expect("simulation thread"))
+        .collect();
+    for (scale, silo, pooled) in runs {
+        // The same jobs, all completed, in both modes.
+        assert_eq!(silo["jobs"], pooled["jobs"], "scale {scale}");
+        assert!(f(&pooled, "jobs") > 60_000.0, "scale {scale}: the window holds ~68.5k jobs");
+        assert_eq!(f(&pooled, "completed"), f(&pooled, "jobs"), "scale {scale}: every pooled job completes");
+        assert_eq!(f(&silo, "completed"), f(&silo, "jobs"), "scale {scale}: every silo job completes");
+
+        let (sw, pw) = (f(&silo, "avg_wait_s"), f(&pooled, "avg_wait_s"));
+        assert!(sw > 0.0, "scale {scale}: silos make someone wait");
+        assert!(pw <= 0.2 * sw, "scale {scale}: pooled avg wait {pw} s vs silo {sw} s");
+        let (sj, pj) = (f(&silo, "avg_jct_s"), f(&pooled, "avg_jct_s"));
+        assert!(pj <= sj, "scale {scale}: pooled avg JCT {pj} s vs silo {sj} s");
+
+        let groups = silo["groups"].as_object().expect("groups");
+        assert_eq!(groups.len(), 11, "scale {scale}");
+        for (name, s) in groups {
+            let p = &pooled["groups"][name];
+            assert_eq!(s["jobs"], p["jobs"], "scale {scale} group {name}");
+            let (sw, pw) = (f(s, "avg_wait_s"), f(p, "avg_wait_s"));
+            assert!(pw <= sw, "scale {scale}: group {name} waits {pw} s pooled vs {sw} s in its silo");
+        }
+    }
+}
+
+// P1: on one group's 64 GPUs, class + aging + least attained service with backfill
+// finishes jobs sooner than first come, first served.
+#[test]
+fn default_policy_beats_fifo_on_the_busiest_group() {
+    let (trace, _) = philly();
+    let sim = |policy: &'static str| {
+        let trace = trace.clone();
+        thread::spawn(move || {
+            json(&[
+                "simulate",
+                "--trace",
+                &trace,
+                "--from",
+                "2017-10-01",
+                "--to",
+                "2017-11-30",
+                "--nodes",
+                "8",
+                "--gpus-per-node",
+                "8",
+                "--only-group",
+                "6214e9",
+                "--policy",
+                policy,
+                "--format",
+                "json",
+            ])
+        })
+    };
+    let (default, fifo) = (sim("default"), sim("fifo"));
+    let (default, fifo) = (default.join().expect("default run"), fifo.join().expect("fifo run"));
+    assert_eq!(f(&default, "capacity_gpus"), 64.0);
+    assert_eq!(default["groups"].as_object().map(|g| g.len()), Some(1));
+    assert!(f(&default, "jobs") > 30_000.0, "6214e9 submits the most jobs");
+    let (d, q) = (f(&default, "avg_jct_s"), f(&fifo, "avg_jct_s"));
+    assert!(d < q, "default avg JCT {d} s should beat FIFO's {q} s");
+}
+
+#[test]
+fn same_inputs_give_byte_identical_json() {
+    let (trace, groups) = philly();
+    let args = [
+        "simulate",
+        "--trace",
+        &trace,
+        "--groups",
+        &groups,
+        "--from",
+        "2017-11-01",
+        "--to",
+        "2017-11-30",
+        "--capacity-scale",
+        "0.25",
+        "--mode",
+        "pooled",
+        "--format",
+        "json",
+    ];
+    let first = common::tidepool(&args);
+    let second = common::tidepool(&args);
+    assert!(first.status.success());
+    assert!(!first.stdout.is_empty());
+    assert_eq!(first.stdout, second.stdout, "two runs differ");
+}

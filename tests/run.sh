@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs Tidepool's whole test suite on a fresh clone: checks formatting and lints, then
+# every test (unit, simulator acceptance on the Philly trace, command line).
+# Installs nothing by hand: everything it needs is fetched or built here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# One cargo target dir outside the clone, reused between runs and clones.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/tidepool/target}"
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
+# The Philly trace lives beside the checkout (../shared/traces/philly) unless told otherwise.
+export TIDEPOOL_TRACES="${TIDEPOOL_TRACES:-$(cd .. && pwd)/shared/traces}"
+if [ ! -f "$TIDEPOOL_TRACES/philly/philly.csv" ]; then
+  echo "error: the Philly trace is missing at $TIDEPOOL_TRACES/philly/philly.csv (set TIDEPOOL_TRACES)" >&2
+  exit 1
+fi
+
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
+
+echo "== format"
+cargo fmt --all -- --check
+echo "== lints"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "== tests"
+cargo test --workspace --locked
+echo "== all tests passed"
