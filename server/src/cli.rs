@@ -63,6 +63,9 @@ pub struct SimulateArgs {
     /// Seconds a resumed segment spends restoring before doing work.
     #[arg(long, default_value_t = 60)]
     pub restart_overhead: u64,
+    /// Seconds a job runs before it may be preempted (protects fresh jobs from churn).
+    #[arg(long, default_value_t = tidepool_core::CycleConfig::default().min_runtime_s)]
+    pub min_runtime: u64,
     /// Simulate only these groups of the trace (repeatable).
     #[arg(long = "only-group")]
     pub only_groups: Vec<String>,

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeSet;
 
-use tidepool_core::GroupId;
 use tidepool_core::checkpoint::Checkpointing;
+use tidepool_core::{CycleConfig, GroupId};
 
 use crate::cli::{Format, SimulateArgs};
 use crate::sim::time::{parse_time, parse_until};
@@ -60,6 +60,12 @@ pub fn run(args: &SimulateArgs) -> Result<String, String> {
         checkpointing: Checkpointing {
             interval_s: args.checkpoint_interval,
             restart_overhead_s: args.restart_overhead,
+        },
+        cycle: CycleConfig {
+            // First come, first served means no job passes a blocked one.
+            backfill: policy == PolicyChoice::Default,
+            min_runtime_s: args.min_runtime,
+            ..CycleConfig::default()
         },
     };
     let report = simulate(&config, jobs, skipped);

@@ -1,6 +1,6 @@
 //! Turning a groups file or a node count into the simulated cluster and its quotas.
 
-use tidepool_core::{Category, CycleConfig, Group, GroupId, Loan, LoanId, ModelId, Node, Quota, Snapshot};
+use tidepool_core::{Category, Group, GroupId, Loan, LoanId, ModelId, Node, Quota, Snapshot};
 
 use crate::sim::SimConfig;
 
@@ -69,13 +69,10 @@ pub fn resolve_groups(
 
 /// The snapshot for a partition of groups: their nodes, their quotas, and, when several
 /// groups share it, a standing loan from each group of its whole guarantee to the others.
-pub fn snapshot(config: &SimConfig, members: &[GroupId], backfill: bool) -> Snapshot {
+pub fn snapshot(config: &SimConfig, members: &[GroupId]) -> Snapshot {
     let g = config.gpus_per_node;
-    let mut snap = Snapshot {
-        models: vec!["gpu".into()],
-        config: CycleConfig { backfill, ..CycleConfig::default() },
-        ..Snapshot::default()
-    };
+    let mut snap =
+        Snapshot { models: vec!["gpu".into()], config: config.cycle.clone(), ..Snapshot::default() };
     for (local, id) in members.iter().enumerate() {
         let spec = &config.groups[id.0 as usize];
         let group = GroupId(local as u32);

@@ -14,7 +14,7 @@ pub use report::{GroupReport, Report};
 
 use tidepool_core::checkpoint::Checkpointing;
 use tidepool_core::policy::NativePolicies;
-use tidepool_core::{GroupId, Policies};
+use tidepool_core::{CycleConfig, GroupId, Policies};
 
 /// How the cluster is shared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -42,6 +42,8 @@ pub struct SimConfig {
     pub mode: Mode,
     pub policy: PolicyChoice,
     pub checkpointing: Checkpointing,
+    /// Backfill, minimum runtime and the other knobs of the cycle.
+    pub cycle: CycleConfig,
 }
 
 /// Runs the jobs (group index, arrival, work, GPUs) and reports.
@@ -50,7 +52,6 @@ pub fn simulate(config: &SimConfig, jobs: Vec<SimJob>, skipped: u64) -> Report {
         PolicyChoice::Default => NativePolicies::default(),
         PolicyChoice::Fifo => NativePolicies::fifo(),
     };
-    let backfill = config.policy == PolicyChoice::Default;
     let mut records = Vec::with_capacity(jobs.len());
     let mut busy_gpu_s = 0u128;
     let mut preemptions = 0u64;
@@ -60,7 +61,7 @@ pub fn simulate(config: &SimConfig, jobs: Vec<SimJob>, skipped: u64) -> Report {
         Mode::Pooled => vec![(0..config.groups.len() as u32).map(GroupId).collect()],
     };
     for members in partitions {
-        let snap = cluster::snapshot(config, &members, backfill);
+        let snap = cluster::snapshot(config, &members);
         let capacity: u32 = snap.nodes.iter().map(|n| u32::from(n.gpus)).sum();
         // Jobs of this partition, renumbered into its own group ids.
         let mut part: Vec<SimJob> = Vec::new();
