@@ -1,20 +1,20 @@
 //! Tidepool's scheduling core: pure (no I/O, no clock, no async runtime), so the live
 //! dispatcher, the trace simulator and the tests all drive the very same decisions.
 
+/// Checkpoint arithmetic for resumed segments (D4).
+pub mod checkpoint;
+/// The dispatch cycle, `plan()`, and what it returns.
+pub mod cycle;
 /// Domain types: nodes and GPUs, groups, jobs, allocations.
 pub mod model;
+/// The priority, quota and reclaim policies, and the built-in defaults.
+pub mod policy;
 /// Quotas, loans and the ledger that accounts GPUs against them.
 pub mod quota;
 /// Why a job waits or a running job is stopped, in words.
 pub mod reason;
 /// The input of a dispatch cycle.
 pub mod snapshot;
-/// The priority, quota and reclaim policies, and the built-in defaults.
-pub mod policy;
-/// The dispatch cycle, `plan()`, and what it returns.
-pub mod cycle;
-/// Checkpoint arithmetic for resumed segments (D4).
-pub mod checkpoint;
 /// Builders for snapshots in tests, the simulator and benchmarks.
 #[cfg(feature = "testkit")]
 pub mod testkit;

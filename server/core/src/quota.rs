@@ -210,10 +210,10 @@ impl Ledger {
         if self.own[cell] + own > guaranteed {
             return Err(QuotaRefusal::OverGuarantee { guaranteed, used: self.own[cell] });
         }
-        if let Some(limit) = borrow_limit {
-            if self.borrowed[cell] + on_loan > limit {
-                return Err(QuotaRefusal::BorrowLimit { limit, borrowed: self.borrowed[cell] });
-            }
+        if let Some(limit) = borrow_limit
+            && self.borrowed[cell] + on_loan > limit
+        {
+            return Err(QuotaRefusal::BorrowLimit { limit, borrowed: self.borrowed[cell] });
         }
         let mut indices = Vec::with_capacity(borrowed.len());
         for b in borrowed {
@@ -257,8 +257,7 @@ impl LoanScratch {
     fn available(&self, ledger: &Ledger, i: usize) -> u32 {
         let loan = &ledger.loans[i];
         let on_loan: u32 = self.extra_loan.iter().filter(|(j, _)| *j == i).map(|(_, n)| n).sum();
-        let on_lender: u32 =
-            self.extra_lent.iter().filter(|(g, _)| *g == loan.lender).map(|(_, n)| n).sum();
+        let on_lender: u32 = self.extra_lent.iter().filter(|(g, _)| *g == loan.lender).map(|(_, n)| n).sum();
         let left = loan.gpus.saturating_sub(ledger.loan_used[i] + on_loan);
         left.min(ledger.lendable(loan.lender, loan.model).saturating_sub(on_lender))
     }

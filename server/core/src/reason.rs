@@ -53,9 +53,9 @@ impl Reason {
             QuotaRefusal::BadLoan { loan } => Reason::PolicyRejected {
                 message: format!("loan {} is not active for this group and model", loan.0),
             },
-            QuotaRefusal::LoanExhausted { loan } => Reason::PolicyRejected {
-                message: format!("loan {} has no idle GPUs left", loan.0),
-            },
+            QuotaRefusal::LoanExhausted { loan } => {
+                Reason::PolicyRejected { message: format!("loan {} has no idle GPUs left", loan.0) }
+            }
         }
     }
 }

@@ -24,7 +24,7 @@ impl Default for CycleConfig {
         CycleConfig {
             backfill: true,
             default_time_limit_s: 24 * 3600,
-            min_runtime_s: 120,
+            min_runtime_s: 600,
             max_preemptors: 32,
         }
     }
@@ -47,14 +47,7 @@ pub struct Snapshot {
 impl Snapshot {
     /// Accounting of running allocations against quotas and loans, as of `now`.
     pub fn ledger(&self, now: Time) -> Ledger {
-        Ledger::new(
-            self.groups.len(),
-            self.models.len(),
-            &self.quotas,
-            &self.loans,
-            &self.running,
-            now,
-        )
+        Ledger::new(self.groups.len(), self.models.len(), &self.quotas, &self.loans, &self.running, now)
     }
 
     pub fn group(&self, id: crate::model::GroupId) -> &Group {

@@ -41,6 +41,39 @@ impl ClusterBuilder {
         self
     }
 
+    /// Adds `count` nodes of `gpus` GPUs of the model named `model`, adding the model if
+    /// it is new (its id is its position: the first model, "A100", is 0).
+    pub fn model_nodes(mut self, model: &str, count: usize, gpus: u8) -> Self {
+        let id = match self.snap.models.iter().position(|m| m == model) {
+            Some(i) => i,
+            None => {
+                self.snap.models.push(model.into());
+                self.snap.models.len() - 1
+            }
+        };
+        let first = self.snap.nodes.len();
+        self = self.nodes(count, gpus);
+        for node in &mut self.snap.nodes[first..] {
+            node.model = ModelId(id as u16);
+        }
+        self
+    }
+
+    /// Adds a training quota row of `guaranteed` GPUs of `model` to an existing group.
+    pub fn model_quota(mut self, group: u32, model: u16, guaranteed: u32) -> Self {
+        self.snap.quotas.push(Quota {
+            group: GroupId(group),
+            model: ModelId(model),
+            category: Category::Training,
+            guaranteed,
+            borrow_limit: None,
+            lend_limit: None,
+            budget_gpu_h: None,
+            spent_gpu_h: 0.0,
+        });
+        self
+    }
+
     /// Adds a group with a training quota of `guaranteed` GPUs of the first model.
     pub fn group(mut self, name: &str, guaranteed: u32) -> Self {
         let group = GroupId(self.snap.groups.len() as u32);
@@ -76,6 +109,22 @@ impl ClusterBuilder {
             gpus,
             ends_at: None,
         });
+        self
+    }
+
+    /// An approved loan like [`Self::loan`] that ends at `ends_at`.
+    pub fn loan_until(
+        mut self,
+        id: u64,
+        lender: u32,
+        borrower: Option<u32>,
+        gpus: u32,
+        ends_at: Time,
+    ) -> Self {
+        self = self.loan(id, lender, borrower, gpus);
+        if let Some(l) = self.snap.loans.last_mut() {
+            l.ends_at = Some(ends_at);
+        }
         self
     }
 
@@ -142,6 +191,14 @@ impl JobBuilder {
         self.0.class = c;
         self
     }
+    pub fn category(mut self, c: Category) -> Self {
+        self.0.category = c;
+        self
+    }
+    pub fn model(mut self, m: u16) -> Self {
+        self.0.model = ModelId(m);
+        self
+    }
     pub fn topology(mut self, t: Topology) -> Self {
         self.0.topology = t;
         self
@@ -198,6 +255,14 @@ impl AllocBuilder {
         self.0.class = c;
         self
     }
+    pub fn category(mut self, c: Category) -> Self {
+        self.0.category = c;
+        self
+    }
+    pub fn model(mut self, m: u16) -> Self {
+        self.0.model = ModelId(m);
+        self
+    }
     /// Holds the GPUs of `mask` on `node`.
     pub fn on(mut self, node: u32, mask: u64) -> Self {
         self.0.slots.push(Slot { node: NodeId(node), gpus: mask });
@@ -209,6 +274,11 @@ impl AllocBuilder {
     }
     pub fn limit(mut self, s: u64) -> Self {
         self.0.time_limit_s = Some(s);
+        self
+    }
+    /// The job cannot checkpoint: preempting it loses everything since it started.
+    pub fn not_checkpointable(mut self) -> Self {
+        self.0.checkpointable = false;
         self
     }
     pub fn checkpoint(mut self, t: Time) -> Self {

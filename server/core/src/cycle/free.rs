@@ -59,6 +59,12 @@ impl FreeMap {
         self.set(nodes, node, mask);
     }
 
+    /// Marks GPUs as free again (withheld GPUs handed back to the job they are withheld for).
+    pub fn give(&mut self, nodes: &[Node], node: NodeId, gpus: u64) {
+        let mask = self.free[node.0 as usize] | gpus;
+        self.set(nodes, node, mask);
+    }
+
     /// Nodes of `model` with at least `k` free GPUs, fewest free first (best fit).
     pub fn best_fit(&self, model: ModelId, k: u32) -> impl Iterator<Item = NodeId> + '_ {
         let k = k.min(u8::MAX as u32) as u8;

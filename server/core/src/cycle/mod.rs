@@ -4,8 +4,9 @@
 //! 1. Views of the snapshot: free GPUs, capacity per model, the quota ledger; loans that
 //!    have ended are reclaimed.
 //! 2. Priority: ONE policy call scores the queue; ties by submission time, then id.
-//! 3. Quota: ONE policy call gives a verdict per job; every admission is re-checked
-//!    against the ledger, so a faulty policy can never exceed a quota.
+//! 3. Quota: ONE policy call gives a verdict per job that could ever run (infeasible
+//!    jobs are held without taking quota); every admission is re-checked against the
+//!    ledger, so a faulty policy can never exceed a quota.
 //! 4. Placement in priority order, topology-aware and all-or-nothing; the highest blocked
 //!    job gets a reservation, and lower jobs backfill only where they cannot delay it.
 //! 5. Preemption: blocked jobs entitled to GPUs (within guarantee, or critical) pick
@@ -60,21 +61,35 @@ pub fn plan(snap: &Snapshot, now: Time, policies: &dyn Policies) -> Plan {
     // 2. Priority.
     let order = priority_order(snap, now, policies, &mut out.policy_faults);
 
-    // 3. Quota.
-    let verdicts = checked_verdicts(snap, now, policies, &order, &ledger, &mut out.policy_faults);
+    // 3. Quota, for the jobs that could ever run: a job that can never fit the pool
+    // must not take its group's quota and keep the group's other jobs waiting.
+    let feasible = |i: u32| {
+        let job = &snap.pending[i as usize];
+        job.gpus > 0 && job.gpus <= caps.largest(job.model, job.topology)
+    };
+    let admissible: Vec<u32> = order.iter().copied().filter(|&i| feasible(i)).collect();
+    let mut verdicts =
+        checked_verdicts(snap, now, policies, &admissible, &ledger, &mut out.policy_faults).into_iter();
 
     // 4. Placement, reservation and backfill.
     let mut blocked: Vec<Blocked> = Vec::new();
     let mut reservation: Option<(Reservation, Withheld)> = None;
     let mut fifo_head: Option<JobId> = None;
-    for (position, (&i, verdict)) in order.iter().zip(verdicts).enumerate() {
+    for (position, &i) in order.iter().enumerate() {
         let job = &snap.pending[i as usize];
         let position = position as u32;
+        let shape = Shape::of(job);
+        let verdict = if feasible(i) { verdicts.next() } else { None };
         let mut hold = |reason| out.holds.push(Hold { job: job.id, pending_index: i, position, reason });
         if let Some(head) = fifo_head {
             hold(Reason::QueuedBehind { job: head });
             continue;
         }
+        let Some(verdict) = verdict else {
+            let largest = caps.largest(shape.model, shape.topology);
+            hold(Reason::Infeasible { requested: job.gpus, largest });
+            continue;
+        };
         let borrowed = match verdict {
             Verdict::Admit { borrowed } => borrowed,
             Verdict::Hold(reason) => {
@@ -83,12 +98,6 @@ pub fn plan(snap: &Snapshot, now: Time, policies: &dyn Policies) -> Plan {
                 continue;
             }
         };
-        let shape = Shape::of(job);
-        let largest = caps.largest(shape.model, shape.topology);
-        if job.gpus == 0 || job.gpus > largest {
-            hold(Reason::Infeasible { requested: job.gpus, largest });
-            continue;
-        }
         if let Ok(k) = draining_for.binary_search_by_key(&job.id, |d| d.0) {
             hold(Reason::AwaitingPreemption { victims: draining_for[k].1 });
             continue;
@@ -96,24 +105,32 @@ pub fn plan(snap: &Snapshot, now: Time, policies: &dyn Policies) -> Plan {
         let largest_node = caps.largest_node(shape.model);
         let mut slots = place(&snap.nodes, &free, shape, largest_node);
         let ends_by = now + snap.time_limit_s(job) as Time;
-        if slots.is_none() {
-            if let Some((r, withheld)) = reservation.as_mut() {
-                if ends_by <= r.start_at {
-                    slots = withheld.place_short(&mut free, snap, shape);
-                }
-            }
+        if slots.is_none()
+            && let Some((r, withheld)) = reservation.as_mut()
+            && ends_by <= r.start_at
+        {
+            slots = withheld.place_short(&mut free, snap, shape);
         }
         if let Some(slots) = slots {
             for s in &slots {
                 free.take(&snap.nodes, s.node, s.gpus);
             }
             let backfilled = reservation.is_some();
-            out.placements.push(Placement { job: job.id, pending_index: i, position, slots, borrowed, backfilled });
+            out.placements.push(Placement {
+                job: job.id,
+                pending_index: i,
+                position,
+                slots,
+                borrowed,
+                backfilled,
+            });
             continue;
         }
         let free_now = free.total.get(shape.model.0 as usize).copied().unwrap_or(0);
         let reason = match reservation.as_ref() {
-            Some((r, w)) if w.would_fit(&free, snap, shape) => Reason::WouldDelay { job: r.job, start_at: r.start_at },
+            Some((r, w)) if w.would_fit(&free, snap, shape) => {
+                Reason::WouldDelay { job: r.job, start_at: r.start_at }
+            }
             None if snap.config.backfill => {
                 match reserve::reserve(snap, &free, job.id, shape, now, largest_node) {
                     Some(r) => {
@@ -132,16 +149,25 @@ pub fn plan(snap: &Snapshot, now: Time, policies: &dyn Policies) -> Plan {
         }
         blocked.push(Blocked { index: i, position, within_guarantee: borrowed.is_empty(), reason });
     }
-    out.reservation = reservation.map(|(r, _)| r);
+    // The GPUs withheld for the reserved job stay withheld from everyone but that job.
+    let withheld = reservation.map(|(r, w)| {
+        let reserved = (r.job, w);
+        out.reservation = Some(r);
+        reserved
+    });
 
     // 5. Preemption.
-    preempt_for_blocked(snap, now, policies, &caps, &mut free, blocked, &mut out);
+    preempt_for_blocked(snap, now, policies, &caps, &mut free, withheld.as_ref(), blocked, &mut out);
     out.holds.sort_unstable_by_key(|h| h.position);
     out
 }
 
 fn waiting(requested: u32, free: u32) -> Reason {
-    if free >= requested { Reason::Fragmented { requested, free } } else { Reason::NoCapacity { requested, free } }
+    if free >= requested {
+        Reason::Fragmented { requested, free }
+    } else {
+        Reason::NoCapacity { requested, free }
+    }
 }
 
 /// Jobs running on a loan that has ended (or been withdrawn) give the GPUs back.
@@ -150,9 +176,8 @@ fn reclaim_ended_loans(snap: &Snapshot, now: Time, out: &mut Plan) {
         if a.draining_for.is_some() {
             continue;
         }
-        let ended = a.borrowed.iter().find(|b| {
-            !snap.loans.iter().any(|l| l.id == b.loan && l.is_active(now))
-        });
+        let ended =
+            a.borrowed.iter().find(|b| !snap.loans.iter().any(|l| l.id == b.loan && l.is_active(now)));
         if let Some(b) = ended {
             let reason = PreemptReason::LoanEnded { loan: b.loan };
             out.preemptions.push(Preemption { job: a.job, running_index: i as u32, reason });
@@ -211,12 +236,14 @@ fn checked_verdicts(
     verdicts
 }
 
+#[allow(clippy::too_many_arguments)]
 fn preempt_for_blocked(
     snap: &Snapshot,
     now: Time,
     policies: &dyn Policies,
     caps: &ModelCaps,
     free: &mut FreeMap,
+    withheld: Option<&(JobId, Withheld)>,
     blocked: Vec<Blocked>,
     out: &mut Plan,
 ) {
@@ -240,6 +267,12 @@ fn preempt_for_blocked(
                 }
                 Candidates::new(snap, &scores, &out.preemptions)
             });
+            // The reserved job's withheld GPUs are its own: it counts them when it picks
+            // victims (a lender with half of what it needs free reclaims the other half).
+            let own_withheld = withheld.filter(|(j, _)| *j == job.id).map(|(_, w)| w.slots.as_slice());
+            for s in own_withheld.unwrap_or_default() {
+                free.give(&snap.nodes, s.node, s.gpus);
+            }
             let largest_node = caps.largest_node(job.model);
             match preempt::choose(snap, free, candidates, job, b.within_guarantee, now, largest_node) {
                 Ok(choice) => {
@@ -254,6 +287,9 @@ fn preempt_for_blocked(
                 }
                 Err(Some(until)) => out.retry_at = Some(out.retry_at.map_or(until, |t| t.min(until))),
                 Err(None) => {}
+            }
+            for s in own_withheld.unwrap_or_default() {
+                free.take(&snap.nodes, s.node, s.gpus);
             }
         }
         out.holds.push(Hold { job: job.id, pending_index: b.index, position: b.position, reason });

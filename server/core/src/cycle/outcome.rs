@@ -27,7 +27,8 @@ impl Placement {
         let quota = if self.borrowed.is_empty() {
             "within the group's guarantee".to_string()
         } else {
-            let loans: Vec<String> = self.borrowed.iter().map(|b| format!("{} GPUs on loan {}", b.gpus, b.loan.0)).collect();
+            let loans: Vec<String> =
+                self.borrowed.iter().map(|b| format!("{} GPUs on loan {}", b.gpus, b.loan.0)).collect();
             format!("borrowing {}", loans.join(", "))
         };
         if self.backfilled { format!("{quota}; backfilled without delaying the reserved job") } else { quota }

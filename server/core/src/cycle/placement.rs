@@ -36,11 +36,8 @@ pub(crate) fn pick_in_node(node: &Node, free: u64, k: u32, topology: Topology) -
     if free.count_ones() < k || k == 0 {
         return None;
     }
-    let best = node
-        .domains()
-        .map(|d| free & d)
-        .filter(|f| f.count_ones() >= k)
-        .min_by_key(|f| f.count_ones());
+    let best =
+        node.domains().map(|d| free & d).filter(|f| f.count_ones() >= k).min_by_key(|f| f.count_ones());
     if let Some(f) = best {
         return Some(lowest_bits(f, k));
     }

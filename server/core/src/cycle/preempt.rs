@@ -137,7 +137,8 @@ fn finish_on_node(
     let mut kept: Vec<(u32, PreemptReason)> =
         picked.into_iter().filter(|(i, _)| on_node(&snap.running[*i as usize], node) != 0).collect();
     let usable = |kept: &[(u32, PreemptReason)]| {
-        kept.iter().fold(free.free[node.0 as usize], |m, (i, _)| m | on_node(&snap.running[*i as usize], node))
+        kept.iter()
+            .fold(free.free[node.0 as usize], |m, (i, _)| m | on_node(&snap.running[*i as usize], node))
     };
     for k in (0..kept.len()).rev() {
         let mut without = kept.clone();

@@ -110,6 +110,10 @@ impl Withheld {
     pub fn place_short(&mut self, free: &mut FreeMap, snap: &Snapshot, shape: Shape) -> Option<Vec<Slot>> {
         for w in self.slots.iter_mut() {
             let node = &snap.nodes[w.node.0 as usize];
+            // The reservation may be for another GPU model: its GPUs are no use to this job.
+            if node.model != shape.model {
+                continue;
+            }
             let usable = free.free[w.node.0 as usize] | w.gpus;
             if let Some(gpus) = pick_in_node(node, usable, shape.gpus, shape.topology) {
                 free.take(&snap.nodes, w.node, gpus);
@@ -123,8 +127,9 @@ impl Withheld {
     /// Whether the job would fit if it could use withheld GPUs (for the hold reason).
     pub fn would_fit(&self, free: &FreeMap, snap: &Snapshot, shape: Shape) -> bool {
         self.slots.iter().any(|w| {
+            let node = &snap.nodes[w.node.0 as usize];
             let usable = free.free[w.node.0 as usize] | w.gpus;
-            pick_in_node(&snap.nodes[w.node.0 as usize], usable, shape.gpus, shape.topology).is_some()
+            node.model == shape.model && pick_in_node(node, usable, shape.gpus, shape.topology).is_some()
         })
     }
 }

@@ -31,6 +31,8 @@ pub trait Policies {
     fn priority(&self, snapshot: &Snapshot, now: Time) -> Vec<i64>;
 
     /// One verdict per entry of `order` (indices into `snapshot.pending`, best first).
+    /// `order` leaves out jobs that can never run (they are held as infeasible), so it
+    /// may be shorter than the queue.
     /// `ledger` holds what running jobs use; accounting within the batch is the policy's.
     fn quota(&self, snapshot: &Snapshot, now: Time, order: &[u32], ledger: &Ledger) -> Vec<Verdict>;
 
