@@ -13,7 +13,8 @@ use crate::quota::QuotaRefusal;
 pub enum Reason {
     /// The group has no quota row for this GPU model and category.
     NoQuota,
-    /// Above the group's guarantee and no loan has idle GPUs to cover it.
+    /// Above the group's guarantee and no loan has idle GPUs to cover it. `used` counts
+    /// running jobs and the group's jobs admitted ahead in this cycle.
     OverQuota { requested: u32, guaranteed: u32, used: u32 },
     /// Borrowing more would pass the group's borrowing limit.
     BorrowLimit { limit: u32, borrowed: u32 },
@@ -66,8 +67,8 @@ impl fmt::Display for Reason {
             Reason::NoQuota => write!(f, "the group has no quota for this GPU model and category"),
             Reason::OverQuota { requested, guaranteed, used } => write!(
                 f,
-                "over quota: needs {requested} GPUs, the group uses {used} of its {guaranteed} \
-                 guaranteed and no approved loan has idle GPUs"
+                "over quota: needs {requested} GPUs; {used} of the group's {guaranteed} guaranteed are in \
+                 use or promised to its jobs ahead in the queue, and no approved loan has idle GPUs"
             ),
             Reason::BorrowLimit { limit, borrowed } => {
                 write!(f, "borrowing limit reached: {borrowed} of {limit} GPUs borrowed")

@@ -29,12 +29,12 @@ fn the_highest_blocked_job_reserves_from_running_time_limits() {
     let plan = run(&busy().build(), NOW);
     assert_eq!(reason(&plan, 1), &Reason::Reserved { start_at: 2000 });
     assert_eq!(
-        plan.reservation,
-        Some(Reservation {
+        plan.reservations,
+        vec![Reservation {
             job: JobId(1),
             start_at: 2000,
             slots: vec![Slot { node: NodeId(0), gpus: 0b1111 }]
-        })
+        }]
     );
 }
 
@@ -116,7 +116,7 @@ fn one_queue_backfills_around_the_reservation() {
     assert_eq!(slots(placed(&plan, 4)), vec![(0, 0b1100)]);
     assert_eq!(reason(&plan, 5), &Reason::NoCapacity { requested: 1, free: 0 });
 
-    let r = plan.reservation.as_ref().unwrap();
+    let r = plan.reservations.first().unwrap();
     for p in &plan.placements {
         let job = &snap.pending[p.pending_index as usize];
         let ends = NOW + job.time_limit_s.unwrap() as i64;
@@ -138,7 +138,7 @@ fn only_the_highest_blocked_job_holds_a_reservation() {
     let plan = run(&snap, NOW);
     assert_eq!(reason(&plan, 1), &Reason::Reserved { start_at: 2000 });
     assert_eq!(reason(&plan, 2), &Reason::NoCapacity { requested: 4, free: 1 });
-    assert_eq!(plan.reservation.as_ref().map(|r| r.job), Some(JobId(1)));
+    assert_eq!(plan.reservations.first().map(|r| r.job), Some(JobId(1)));
 }
 
 // D1: with backfill off the queue is strict first-come-first-served: nothing starts
@@ -148,13 +148,14 @@ fn without_backfill_nothing_jumps_the_queue() {
     let snap = busy().config(|c| c.backfill = false).pending(job(2).gpus(1).limit(60).at(1)).build();
     let plan = run(&snap, NOW);
     assert!(plan.placements.is_empty(), "{plan:#?}");
-    assert!(plan.reservation.is_none());
+    assert!(plan.reservations.is_empty());
     assert_eq!(reason(&plan, 1), &Reason::NoCapacity { requested: 4, free: 3 });
     assert_eq!(reason(&plan, 2), &Reason::QueuedBehind { job: JobId(1) });
 }
 
 // D1, D5: a reservation concerns its own GPU model only: a job of another model neither
-// starts on the withheld GPUs nor is told it would delay the reserved job.
+// starts on the withheld GPUs nor is told it would delay the reserved job; the highest
+// blocked job of that other model gets a reservation of its own.
 #[test]
 fn a_reservation_only_concerns_its_own_gpu_model() {
     for limit in [60, 7200] {
@@ -171,6 +172,8 @@ fn a_reservation_only_concerns_its_own_gpu_model() {
         let plan = run(&snap, NOW);
         assert_eq!(reason(&plan, 1), &Reason::Reserved { start_at: 3600 });
         assert!(plan.placements.is_empty(), "an H100 job on A100 GPUs: {plan:#?}");
-        assert_eq!(reason(&plan, 2), &Reason::NoCapacity { requested: 1, free: 0 }, "limit {limit}");
+        assert_eq!(reason(&plan, 2), &Reason::Reserved { start_at: 7200 }, "limit {limit}");
+        let reserved: Vec<_> = plan.reservations.iter().map(|r| (r.job, r.start_at)).collect();
+        assert_eq!(reserved, vec![(JobId(1), 3600), (JobId(2), 7200)]);
     }
 }

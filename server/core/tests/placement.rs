@@ -21,7 +21,7 @@ fn a_gang_short_of_gpus_takes_nothing() {
     let plan = run(&snap, 1000);
     assert!(plan.placements.is_empty(), "{plan:#?}");
     assert_eq!(reason(&plan, 1), &Reason::Reserved { start_at: 3600 });
-    let r = plan.reservation.as_ref().expect("the gang is the highest blocked job");
+    let r = plan.reservations.first().expect("the gang is the highest blocked job");
     let mut reserved: Vec<(u32, u64)> = r.slots.iter().map(|s| (s.node.0, s.gpus)).collect();
     reserved.sort_unstable();
     assert_eq!(reserved, vec![(0, 0xFF), (1, 0xFF)], "two whole nodes once job 10 ends");

@@ -216,3 +216,37 @@ fn victims_are_chosen_once_and_preemptors_are_bounded() {
     assert_eq!(reason(&plan, 1), &Reason::AwaitingPreemption { victims: 1 });
     assert!(!matches!(reason(&plan, 2), Reason::AwaitingPreemption { .. }));
 }
+
+// P1: a critical job of a group whose guarantee is all in use by its own batch work
+// does not wait for that work to end: the batch jobs yield, only as many as needed,
+// and another group's guaranteed work is never touched.
+#[test]
+fn critical_work_over_quota_makes_its_own_lower_classes_yield() {
+    // (group of the batch jobs, critical job's GPUs, expected victims)
+    let table: [(u32, u32, Vec<u64>, &str); 3] = [
+        (0, 4, vec![10], "one 4-GPU batch job frees enough"),
+        (0, 8, vec![10, 11], "both batch jobs yield for 8 GPUs"),
+        (1, 4, vec![12], "group b's batch work is not group a's to take: a's own normal job yields"),
+    ];
+    for (owner, gpus, victims, rule) in table {
+        let snap = pool()
+            .nodes(2, 8)
+            .group("a", 8)
+            .group("b", 8)
+            .running(alloc(10).group(owner).class(Batch).on(0, 0x0F).started(0))
+            .running(alloc(11).group(owner).class(Batch).on(0, 0xF0).started(0))
+            .running(alloc(12).group(1 - owner).class(Normal).on(1, 0xFF).started(0))
+            .pending(job(1).class(Critical).gpus(gpus))
+            .build();
+        let plan = run(&snap, 1000);
+        assert_eq!(preempted(&plan), victims, "{rule}");
+        for v in &victims {
+            assert_eq!(
+                preemption(&plan, *v).reason,
+                PreemptReason::HigherClass { for_job: JobId(1) },
+                "{rule}"
+            );
+        }
+        assert_eq!(reason(&plan, 1), &Reason::AwaitingPreemption { victims: victims.len() as u32 }, "{rule}");
+    }
+}

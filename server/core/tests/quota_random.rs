@@ -345,7 +345,7 @@ fn check(snap: &Snapshot, plan: &Plan) -> Result<(), String> {
         }
     }
     // D1: nothing that overlaps the reservation runs past its start.
-    if let Some(r) = &plan.reservation {
+    for r in &plan.reservations {
         for p in &plan.placements {
             let overlaps =
                 p.slots.iter().any(|s| r.slots.iter().any(|rs| rs.node == s.node && rs.gpus & s.gpus != 0));

@@ -102,7 +102,7 @@ fn cases() -> Vec<Case> {
             policies: native(),
             job: 1,
             expect: Reason::OverQuota { requested: 2, guaranteed: 4, used: 4 },
-            figures: &["needs 2", "uses 4 of its 4"],
+            figures: &["needs 2", "4 of the group's 4 guaranteed"],
         },
         Case {
             ids: "B1",

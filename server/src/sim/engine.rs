@@ -158,7 +158,7 @@ impl<'a> Engine<'a> {
 
     fn apply(&mut self, plan: Plan, now: Time) {
         let mut stopped: Vec<u32> = plan.preemptions.iter().map(|p| p.running_index).collect();
-        stopped.sort_unstable_by(|a, b| b.cmp(a));
+        stopped.sort_unstable_by_key(|&i| std::cmp::Reverse(i));
         stopped.dedup();
         let mut requeued = Vec::with_capacity(stopped.len());
         for i in stopped {
@@ -186,7 +186,7 @@ impl<'a> Engine<'a> {
                 },
             ));
         }
-        started.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        started.sort_unstable_by_key(|s| std::cmp::Reverse(s.0));
         for (pending_index, alloc) in started {
             self.snap.pending.swap_remove(pending_index as usize);
             self.start(alloc, now);

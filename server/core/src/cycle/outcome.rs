@@ -60,7 +60,8 @@ pub struct Plan {
     pub preemptions: Vec<Preemption>,
     /// Every pending job not placed, in priority order.
     pub holds: Vec<Hold>,
-    pub reservation: Option<Reservation>,
+    /// Per GPU model, the highest blocked job's reservation.
+    pub reservations: Vec<Reservation>,
     /// Plan again at this time even if nothing else happens: protected victims become
     /// preemptible then.
     pub retry_at: Option<Time>,

@@ -1,0 +1,90 @@
+//! The cycle's three policy calls, each made once, checked, and answered by the built-in
+//! policy when the answer has the wrong shape; a quota admission that breaks a quota
+//! rule is refused whatever policy gave it.
+
+use std::cmp::Reverse;
+
+use crate::model::{JobId, Time};
+use crate::policy::{NativePolicies, Policies, Verdict};
+use crate::quota::Ledger;
+use crate::reason::Reason;
+use crate::snapshot::Snapshot;
+
+/// Step 2: the queue in priority order (indices into `pending`); ties by submission
+/// time, then id, so any policy gives a deterministic order.
+pub(crate) fn priority_order(
+    snap: &Snapshot,
+    now: Time,
+    policies: &dyn Policies,
+    faults: &mut Vec<String>,
+) -> Vec<u32> {
+    let mut scores = policies.priority(snap, now);
+    if scores.len() != snap.pending.len() {
+        faults.push(format!(
+            "priority policy returned {} scores for {} jobs; the built-in policy answered",
+            scores.len(),
+            snap.pending.len()
+        ));
+        scores = NativePolicies::default().priority(snap, now);
+    }
+    let mut keys: Vec<(Reverse<i64>, Time, JobId, u32)> = snap
+        .pending
+        .iter()
+        .zip(&scores)
+        .enumerate()
+        .map(|(i, (j, &s))| (Reverse(s), j.submitted_at, j.id, i as u32))
+        .collect();
+    keys.sort_unstable();
+    keys.into_iter().map(|k| k.3).collect()
+}
+
+/// Step 3: one verdict per job of `order`, every admission re-checked on a copy of
+/// the ledger in order.
+pub(crate) fn checked_verdicts(
+    snap: &Snapshot,
+    now: Time,
+    policies: &dyn Policies,
+    order: &[u32],
+    ledger: &Ledger,
+    faults: &mut Vec<String>,
+) -> Vec<Verdict> {
+    let mut verdicts = policies.quota(snap, now, order, ledger);
+    if verdicts.len() != order.len() {
+        faults.push(format!(
+            "quota policy returned {} verdicts for {} jobs; the built-in policy answered",
+            verdicts.len(),
+            order.len()
+        ));
+        verdicts = NativePolicies::default().quota(snap, now, order, ledger);
+    }
+    let mut check = ledger.clone();
+    for (v, &i) in verdicts.iter_mut().zip(order) {
+        let job = &snap.pending[i as usize];
+        if let Verdict::Admit { borrowed } = v {
+            let expected_gpu_h = f64::from(job.gpus) * snap.time_limit_s(job) as f64 / 3600.0;
+            if let Err(refusal) = check.admit(job, borrowed, expected_gpu_h) {
+                *v = Verdict::Hold(Reason::from_refusal(refusal, job.gpus));
+            }
+        }
+    }
+    verdicts
+}
+
+/// Step 5's one reclaim call: a score per running allocation, lowest preempted first.
+pub(crate) fn reclaim_scores(
+    snap: &Snapshot,
+    now: Time,
+    policies: &dyn Policies,
+    faults: &mut Vec<String>,
+) -> Vec<i64> {
+    let scores = policies.reclaim(snap, now);
+    if scores.len() == snap.running.len() {
+        return scores;
+    }
+    faults.push(format!(
+        "reclaim policy returned {} scores for {} allocations; the built-in policy answered",
+        scores.len(),
+        snap.running.len()
+    ));
+    NativePolicies::default().reclaim(snap, now)
+}
