@@ -26,6 +26,22 @@ pub struct Quota {
     pub spent_gpu_h: f64,
 }
 
+impl Quota {
+    /// A row guaranteeing `guaranteed` GPUs, with no limits and no budget.
+    pub fn guaranteeing(group: GroupId, model: ModelId, category: Category, guaranteed: u32) -> Quota {
+        Quota {
+            group,
+            model,
+            category,
+            guaranteed,
+            borrow_limit: None,
+            lend_limit: None,
+            budget_gpu_h: None,
+            spent_gpu_h: 0.0,
+        }
+    }
+}
+
 /// An active loan: the lender's idle guarantee of one model may carry the borrower's jobs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Loan {

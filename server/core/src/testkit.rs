@@ -61,16 +61,12 @@ impl ClusterBuilder {
 
     /// Adds a training quota row of `guaranteed` GPUs of `model` to an existing group.
     pub fn model_quota(mut self, group: u32, model: u16, guaranteed: u32) -> Self {
-        self.snap.quotas.push(Quota {
-            group: GroupId(group),
-            model: ModelId(model),
-            category: Category::Training,
+        self.snap.quotas.push(Quota::guaranteeing(
+            GroupId(group),
+            ModelId(model),
+            Category::Training,
             guaranteed,
-            borrow_limit: None,
-            lend_limit: None,
-            budget_gpu_h: None,
-            spent_gpu_h: 0.0,
-        });
+        ));
         self
     }
 
@@ -78,16 +74,7 @@ impl ClusterBuilder {
     pub fn group(mut self, name: &str, guaranteed: u32) -> Self {
         let group = GroupId(self.snap.groups.len() as u32);
         self.snap.groups.push(Group { name: name.into() });
-        self.snap.quotas.push(Quota {
-            group,
-            model: ModelId(0),
-            category: Category::Training,
-            guaranteed,
-            borrow_limit: None,
-            lend_limit: None,
-            budget_gpu_h: None,
-            spent_gpu_h: 0.0,
-        });
+        self.snap.quotas.push(Quota::guaranteeing(group, ModelId(0), Category::Training, guaranteed));
         self
     }
 

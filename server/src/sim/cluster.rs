@@ -78,16 +78,7 @@ pub fn snapshot(config: &SimConfig, members: &[GroupId]) -> Snapshot {
         let group = GroupId(local as u32);
         snap.groups.push(Group { name: spec.name.clone() });
         let guaranteed = spec.nodes * u32::from(g);
-        snap.quotas.push(Quota {
-            group,
-            model: ModelId(0),
-            category: Category::Training,
-            guaranteed,
-            borrow_limit: None,
-            lend_limit: None,
-            budget_gpu_h: None,
-            spent_gpu_h: 0.0,
-        });
+        snap.quotas.push(Quota::guaranteeing(group, ModelId(0), Category::Training, guaranteed));
         if members.len() > 1 && guaranteed > 0 {
             snap.loans.push(Loan {
                 id: LoanId(local as u64),
