@@ -23,6 +23,11 @@ pub enum Format {
 pub enum Command {
     /// Replay a job trace through the dispatcher on a virtual clock.
     Simulate(SimulateArgs),
+    /// Build, check and test policy modules.
+    Policy {
+        #[command(subcommand)]
+        what: PolicyCommand,
+    },
     /// Measure the dispatcher.
     Bench {
         #[command(subcommand)]
@@ -71,6 +76,26 @@ pub struct SimulateArgs {
     pub only_groups: Vec<String>,
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// Build a policy crate into a module (a component), then check it.
+    Build {
+        /// The crate's folder (with its Cargo.toml).
+        dir: PathBuf,
+        /// Where to write the module; default `<crate folder name>.wasm`.
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+    },
+    /// Validate a module as an upload is validated; exits non-zero when not ok.
+    Check {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Json)]
+        format: Format,
+    },
+    /// Run the conformance vectors against a module, one line per check.
+    Test { file: PathBuf },
 }
 
 #[derive(Debug, Subcommand)]

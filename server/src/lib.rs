@@ -5,6 +5,10 @@
 pub mod bench;
 /// Command-line flags of every subcommand.
 pub mod cli;
+/// The WebAssembly policy host (wasmtime): sandbox, fallbacks, versions.
+pub mod policy;
+/// `tidepool policy …`: build, check and test modules.
+pub mod policy_cmd;
 /// The trace simulator: event loop, cluster set-up, inputs and report.
 pub mod sim;
 /// `tidepool simulate`: flags to a simulation report.

@@ -7,14 +7,17 @@ use tidepool::cli::{BenchCommand, Cli, Command};
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        Command::Simulate(args) => tidepool::simulate::run(args),
-        Command::Bench { what: BenchCommand::Cycle(args) } => tidepool::bench::cycle(args),
+        Command::Simulate(args) => tidepool::simulate::run(args).map(|out| (out, true)),
+        Command::Policy { what } => tidepool::policy_cmd::run(what),
+        Command::Bench { what: BenchCommand::Cycle(args) } => {
+            tidepool::bench::cycle(args).map(|out| (out, true))
+        }
     };
     match result {
-        Ok(output) => {
+        Ok((output, success)) => {
             // A closed pipe (`| head`) is the reader's choice, not a failure worth a panic.
             let _ = writeln!(std::io::stdout(), "{output}");
-            ExitCode::SUCCESS
+            if success { ExitCode::SUCCESS } else { ExitCode::FAILURE }
         }
         Err(message) => {
             eprintln!("error: {message}");

@@ -105,23 +105,8 @@ impl Ledger {
         running: &[Allocation],
         now: Time,
     ) -> Ledger {
-        let cells = groups * models * Category::ALL.len();
-        let mut rows = vec![None; cells];
-        for (i, q) in quotas.iter().enumerate() {
-            rows[Self::cell_of(models, q.group, q.model, q.category)] = Some(i as u32);
-        }
         let loans: Vec<Loan> = loans.iter().filter(|l| l.is_active(now)).cloned().collect();
-        let mut ledger = Ledger {
-            models,
-            rows,
-            quotas: quotas.to_vec(),
-            own: vec![0; cells],
-            borrowed: vec![0; cells],
-            lent: vec![0; groups * models],
-            loan_used: vec![0; loans.len()],
-            committed_gpu_h: vec![0.0; quotas.len()],
-            loans,
-        };
+        let mut ledger = Ledger::empty(groups, models, quotas, loans);
         for a in running {
             let borrowed = a.borrowed_gpus();
             let cell = ledger.cell(a.group, a.model, a.category);
@@ -137,6 +122,65 @@ impl Ledger {
             }
         }
         ledger
+    }
+
+    fn empty(groups: usize, models: usize, quotas: &[Quota], loans: Vec<Loan>) -> Ledger {
+        let cells = groups * models * Category::ALL.len();
+        let mut rows = vec![None; cells];
+        for (i, q) in quotas.iter().enumerate() {
+            rows[Self::cell_of(models, q.group, q.model, q.category)] = Some(i as u32);
+        }
+        Ledger {
+            models,
+            rows,
+            quotas: quotas.to_vec(),
+            own: vec![0; cells],
+            borrowed: vec![0; cells],
+            lent: vec![0; groups * models],
+            loan_used: vec![0; loans.len()],
+            committed_gpu_h: vec![0.0; quotas.len()],
+            loans,
+        }
+    }
+
+    /// Rebuilds a ledger from what running jobs use per quota row (`(own, borrowed)`, in
+    /// `quotas` order) and per active loan, as a policy module receives it.
+    pub fn from_usage(
+        groups: usize,
+        models: usize,
+        quotas: &[Quota],
+        usage: &[(u32, u32)],
+        loans: &[Loan],
+        loan_used: &[u32],
+    ) -> Ledger {
+        let mut ledger = Ledger::empty(groups, models, quotas, loans.to_vec());
+        for (q, &(own, borrowed)) in quotas.iter().zip(usage) {
+            let cell = ledger.cell(q.group, q.model, q.category);
+            ledger.own[cell] = own;
+            ledger.borrowed[cell] = borrowed;
+        }
+        for (i, &used) in loan_used.iter().enumerate().take(ledger.loans.len()) {
+            ledger.loan_used[i] = used;
+            let l = &ledger.loans[i];
+            ledger.lent[l.lender.0 as usize * models + l.model.0 as usize] += used;
+        }
+        ledger
+    }
+
+    /// What running jobs use per quota row, `(own, borrowed)`, in the rows' order.
+    pub fn row_usage(&self) -> Vec<(u32, u32)> {
+        self.quotas
+            .iter()
+            .map(|q| {
+                let cell = self.cell(q.group, q.model, q.category);
+                (self.own[cell], self.borrowed[cell])
+            })
+            .collect()
+    }
+
+    /// GPUs borrowed on each active loan, in [`Ledger::loans`] order.
+    pub fn loan_usage(&self) -> &[u32] {
+        &self.loan_used
     }
 
     fn cell_of(models: usize, g: GroupId, m: ModelId, c: Category) -> usize {

@@ -129,9 +129,14 @@ pub struct NativeReclaim;
 
 impl NativeReclaim {
     pub fn score(&self, a: &Allocation, now: Time) -> i64 {
-        let own = u64::from(a.borrowed.is_empty());
-        let at_risk = a.work_at_risk_gpu_s(now).min((1 << 58) - 1);
-        ((own << 62) | ((a.class as u64) << 58) | at_risk) as i64
+        Self::score_parts(!a.borrowed.is_empty(), a.class, a.work_at_risk_gpu_s(now))
+    }
+
+    /// The score from the three facts it depends on (what a policy module receives).
+    pub fn score_parts(borrowing: bool, class: PriorityClass, work_at_risk_gpu_s: u64) -> i64 {
+        let own = u64::from(!borrowing);
+        let at_risk = work_at_risk_gpu_s.min((1 << 58) - 1);
+        ((own << 62) | ((class as u64) << 58) | at_risk) as i64
     }
 }
 

@@ -1,0 +1,226 @@
+//! The sandbox policy modules run in: wasmtime with the component model, no host
+//! capabilities at all (the linker is empty: no WASI filesystem, clock, random or
+//! sockets), an epoch deadline on every call, a memory limit per store, and a fresh store
+//! per call so one evaluation can never leave state behind for the next.
+//! Modules are compiled once, keyed by sha256, and pre-instantiated.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+use wasmtime::component::{Component, Linker};
+use wasmtime::{Config, Engine, PoolingAllocationConfig, Store, StoreLimits, StoreLimitsBuilder};
+
+use crate::policy::Kind;
+use crate::policy::bindings::{priority, quota, reclaim};
+
+/// The interface versions this host loads.
+pub const SUPPORTED_INTERFACES: &[&str] = &["1.0.0"];
+
+/// What a module may use.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Wall-clock budget of one call.
+    pub deadline: Duration,
+    /// Linear memory a module may grow to, per call.
+    pub memory_bytes: usize,
+    /// Largest module accepted for upload.
+    pub module_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { deadline: Duration::from_millis(500), memory_bytes: 256 << 20, module_bytes: 16 << 20 }
+    }
+}
+
+/// Per-store state: only the limiter.
+pub struct State {
+    limits: StoreLimits,
+}
+
+/// A validated module, compiled and pre-instantiated.
+pub struct Module {
+    pub sha256: String,
+    pub kind: Kind,
+    pub interface: String,
+    pub(crate) pre: Pre,
+}
+
+pub(crate) enum Pre {
+    Priority(priority::PriorityPolicyPre<State>),
+    Quota(quota::QuotaPolicyPre<State>),
+    Reclaim(reclaim::ReclaimPolicyPre<State>),
+}
+
+/// The engine every module runs on.
+pub struct Runtime {
+    pub(crate) engine: Engine,
+    linker: Linker<State>,
+    pub limits: Limits,
+    tick: Duration,
+    compiled: Mutex<HashMap<String, Arc<Module>>>,
+    /// Where precompiled artifacts are kept between runs, if anywhere.
+    artifacts: Option<PathBuf>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Runtime {
+    pub fn new(limits: Limits, artifacts: Option<PathBuf>) -> wasmtime::Result<Runtime> {
+        let mut pool = PoolingAllocationConfig::default();
+        pool.total_component_instances(64)
+            .total_core_instances(64)
+            .total_memories(64)
+            .total_tables(64)
+            .max_memory_size(limits.memory_bytes);
+        let mut config = Config::new();
+        config
+            .wasm_component_model(true)
+            .epoch_interruption(true)
+            .memory_reservation(limits.memory_bytes as u64)
+            .allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool));
+        let engine = Engine::new(&config)?;
+        // One ticker per engine moves the epoch; a call's deadline is counted in ticks.
+        let tick = Duration::from_millis(2);
+        let stop = Arc::new(AtomicBool::new(false));
+        let (ticker_engine, ticker_stop) = (engine.clone(), stop.clone());
+        std::thread::Builder::new().name("policy-epoch".into()).spawn(move || {
+            while !ticker_stop.load(Ordering::Relaxed) {
+                std::thread::sleep(tick);
+                ticker_engine.increment_epoch();
+            }
+        })?;
+        if let Some(dir) = &artifacts {
+            std::fs::create_dir_all(dir)?;
+        }
+        let mut linker = Linker::new(&engine);
+        // The shared types interface is imported for its types alone; it has nothing to
+        // call, so an empty instance satisfies it. This is the only import allowed.
+        for version in SUPPORTED_INTERFACES {
+            linker.instance(&format!("tidepool:policy/types@{version}"))?;
+        }
+        Ok(Runtime { engine, linker, limits, tick, compiled: Mutex::default(), artifacts, stop })
+    }
+
+    /// A fresh store with the memory limit and the call deadline armed.
+    pub(crate) fn store(&self) -> Store<State> {
+        let limits = StoreLimitsBuilder::new()
+            .memory_size(self.limits.memory_bytes)
+            .instances(4)
+            .trap_on_grow_failure(true)
+            .build();
+        let mut store = Store::new(&self.engine, State { limits });
+        store.limiter(|s| &mut s.limits);
+        let ticks = self.limits.deadline.as_nanos().div_ceil(self.tick.as_nanos()).max(1) as u64;
+        store.set_epoch_deadline(ticks);
+        store
+    }
+
+    /// Loads a module: size cap, component of a known world and interface version,
+    /// nothing imported, exports of the right types; compiled once per sha256.
+    pub fn load(&self, bytes: &[u8]) -> Result<Arc<Module>, Vec<String>> {
+        let sha256 = sha256_hex(bytes);
+        if let Some(m) = self.compiled.lock().expect("cache lock").get(&sha256) {
+            return Ok(m.clone());
+        }
+        if bytes.len() > self.limits.module_bytes {
+            return Err(vec![format!(
+                "module is {} bytes; the limit is {} bytes",
+                bytes.len(),
+                self.limits.module_bytes
+            )]);
+        }
+        // A component's preamble: magic, then version 0x0d and layer 1 (a core module has layer 0).
+        if bytes.len() < 8 || &bytes[0..4] != b"\0asm" {
+            return Err(vec!["not a WebAssembly binary".into()]);
+        }
+        if bytes[6..8] != [1, 0] {
+            return Err(vec![
+                "a core WebAssembly module, not a component: build with the policy SDK and \
+                 `tidepool policy build`"
+                    .into(),
+            ]);
+        }
+        let component = self.compile(&sha256, bytes).map_err(|e| vec![format!("does not compile: {e:#}")])?;
+        let (kind, interface) = self.identify(&component)?;
+        let pre = self
+            .linker
+            .instantiate_pre(&component)
+            .map_err(|e| vec![format!("cannot instantiate: {e:#}")])?;
+        let pre = match kind {
+            Kind::Priority => priority::PriorityPolicyPre::new(pre).map(Pre::Priority),
+            Kind::Quota => quota::QuotaPolicyPre::new(pre).map(Pre::Quota),
+            Kind::Reclaim => reclaim::ReclaimPolicyPre::new(pre).map(Pre::Reclaim),
+        }
+        .map_err(|e| vec![format!("exports do not match the {} interface: {e:#}", kind.name())])?;
+        let module = Arc::new(Module { sha256: sha256.clone(), kind, interface, pre });
+        self.compiled.lock().expect("cache lock").insert(sha256, module.clone());
+        Ok(module)
+    }
+
+    fn compile(&self, sha256: &str, bytes: &[u8]) -> wasmtime::Result<Component> {
+        let Some(dir) = &self.artifacts else { return Component::new(&self.engine, bytes) };
+        let path = dir.join(format!("{sha256}.cwasm"));
+        if path.is_file() {
+            // SAFETY: the artifact was written by `Component::serialize` of an engine of
+            // this build; wasmtime checks the engine's compatibility hash before use, and
+            // the file name is the sha256 of the module it was compiled from.
+            if let Ok(c) = unsafe { Component::deserialize_file(&self.engine, &path) } {
+                return Ok(c);
+            }
+        }
+        let component = Component::new(&self.engine, bytes)?;
+        let tmp = dir.join(format!("{sha256}.cwasm.tmp"));
+        std::fs::write(&tmp, component.serialize()?)?;
+        std::fs::rename(&tmp, &path)?;
+        Ok(component)
+    }
+
+    /// The world and interface version a component implements, from its export name
+    /// (`tidepool:policy/<kind>@<version>`); a component may import nothing.
+    fn identify(&self, component: &Component) -> Result<(Kind, String), Vec<String>> {
+        let ty = component.component_type();
+        let mut errors: Vec<String> = ty
+            .imports(&self.engine)
+            .filter(|(name, _)| {
+                !SUPPORTED_INTERFACES.iter().any(|v| *name == format!("tidepool:policy/types@{v}"))
+            })
+            .map(|(name, _)| {
+                format!(
+                    "imports `{name}`: policy modules get no host capabilities (no WASI, no host functions)"
+                )
+            })
+            .collect();
+        let exports: Vec<String> = ty.exports(&self.engine).map(|(name, _)| name.to_string()).collect();
+        let found = exports.iter().find_map(|name| {
+            let (kind, version) = name.strip_prefix("tidepool:policy/")?.split_once('@')?;
+            Some((Kind::parse(kind), version.to_string(), name))
+        });
+        match found {
+            _ if exports.len() != 1 => errors.push(format!(
+                "must export exactly one policy interface (priority, quota or reclaim); exports {exports:?}"
+            )),
+            None => errors.push(format!("exports {exports:?}, not a tidepool:policy interface")),
+            Some((None, _, name)) => errors.push(format!("`{name}` is not a known policy kind")),
+            Some((Some(_), version, _)) if !SUPPORTED_INTERFACES.contains(&version.as_str()) => errors.push(
+                format!("interface version {version} is not supported (this server loads {SUPPORTED_INTERFACES:?})"),
+            ),
+            Some((Some(kind), version, _)) if errors.is_empty() => return Ok((kind, version)),
+            Some(_) => {}
+        }
+        Err(errors)
+    }
+}
