@@ -1,11 +1,11 @@
 //! `tidepool bench cycle`: times `plan()` on a synthetic cluster shaped like a real one
 //! (Philly's job-size mix, a busy pool, a deep queue, groups with open loans).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use tidepool_core::testkit::{alloc, cluster, job};
-use tidepool_core::{NativePolicies, Policies, PriorityClass, Snapshot, plan};
+use tidepool_core::{NativePolicies, Plan, Policies, PriorityClass, Snapshot, plan};
 
 use crate::cli::{BenchCycleArgs, Format};
 
@@ -117,10 +117,41 @@ struct CycleReport {
     placed: usize,
     preemptions: usize,
     placements_per_s: f64,
+    /// With modules: the built-in policies timed on the same snapshot in the same run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    native_cycle_ms_median: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wasm_native_ratio: Option<f64>,
+    /// With modules: whether they planned exactly what the built-in policies planned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    same_plan_as_native: Option<bool>,
 }
 
-fn ms(d: std::time::Duration) -> f64 {
+fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e5).round() / 100.0
+}
+
+struct Timing {
+    median: Duration,
+    p99: Duration,
+    min: Duration,
+    plan: Plan,
+}
+
+/// Times `cycles` runs of plan() on the same snapshot.
+fn time(snap: &Snapshot, policies: &dyn Policies, cycles: u32) -> Timing {
+    let now = 2 * 86_400;
+    // One untimed cycle first: module compilation and caches are not the cycle's cost.
+    let mut plan_out = plan(snap, now, policies);
+    let mut times = Vec::with_capacity(cycles as usize);
+    for _ in 0..cycles {
+        let start = Instant::now();
+        plan_out = plan(snap, now, policies);
+        times.push(start.elapsed());
+    }
+    times.sort_unstable();
+    let p99 = times[((times.len() as f64 * 0.99).ceil() as usize).clamp(1, times.len()) - 1];
+    Timing { median: times[times.len() / 2], p99, min: times[0], plan: plan_out }
 }
 
 /// Runs the benchmark and renders its figures.
@@ -129,34 +160,30 @@ pub fn cycle(args: &BenchCycleArgs) -> Result<String, String> {
         return Err(format!("--busy must be between 0 and 1, not {}", args.busy));
     }
     let snap = synthetic(args.nodes, args.gpus_per_node, args.pending, args.groups, args.busy, 42);
-    let policies = NativePolicies::default();
-    let now = 2 * 86_400;
-    let mut times = Vec::with_capacity(args.cycles as usize);
-    let mut last = None;
-    for _ in 0..args.cycles {
-        let start = Instant::now();
-        let p = plan(&snap, now, &policies as &dyn Policies);
-        times.push(start.elapsed());
-        last = Some(p);
-    }
-    times.sort_unstable();
-    let last = last.expect("at least one cycle");
-    let median = times[times.len() / 2];
-    let p99 = times[((times.len() as f64 * 0.99).ceil() as usize).clamp(1, times.len()) - 1];
+    let files = args.modules.files(false);
+    let policies = files.load(NativePolicies::default())?;
+    let t = time(&snap, policies.as_ref(), args.cycles);
+    let native = (!files.is_empty()).then(|| time(&snap, &NativePolicies::default(), args.cycles));
+    let comparable = |p: &Plan| (p.placements.clone(), p.preemptions.clone(), p.holds.clone());
     let report = CycleReport {
-        policies: "native",
+        policies: if files.is_empty() { "native" } else { "wasm" },
         nodes: args.nodes,
         gpus: u64::from(args.nodes) * u64::from(args.gpus_per_node),
         running: snap.running.len(),
         pending: snap.pending.len(),
         groups: args.groups,
         cycles: args.cycles,
-        cycle_ms_median: ms(median),
-        cycle_ms_p99: ms(p99),
-        cycle_ms_min: ms(times[0]),
-        placed: last.placements.len(),
-        preemptions: last.preemptions.len(),
-        placements_per_s: (last.placements.len() as f64 / median.as_secs_f64()).round(),
+        cycle_ms_median: ms(t.median),
+        cycle_ms_p99: ms(t.p99),
+        cycle_ms_min: ms(t.min),
+        placed: t.plan.placements.len(),
+        preemptions: t.plan.preemptions.len(),
+        placements_per_s: (t.plan.placements.len() as f64 / t.median.as_secs_f64()).round(),
+        native_cycle_ms_median: native.as_ref().map(|n| ms(n.median)),
+        wasm_native_ratio: native
+            .as_ref()
+            .map(|n| (t.median.as_secs_f64() / n.median.as_secs_f64() * 1000.0).round() / 1000.0),
+        same_plan_as_native: native.as_ref().map(|n| comparable(&n.plan) == comparable(&t.plan)),
     };
     Ok(match args.format {
         Format::Json => serde_json::to_string(&report).expect("serializes"),

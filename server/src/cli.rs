@@ -71,6 +71,8 @@ pub struct SimulateArgs {
     /// Seconds a job runs before it may be preempted (protects fresh jobs from churn).
     #[arg(long, default_value_t = tidepool_core::CycleConfig::default().min_runtime_s)]
     pub min_runtime: u64,
+    #[command(flatten)]
+    pub modules: ModuleArgs,
     /// Simulate only these groups of the trace (repeatable).
     #[arg(long = "only-group")]
     pub only_groups: Vec<String>,
@@ -108,6 +110,38 @@ pub enum BenchCommand {
 pub enum PolicyEngine {
     /// The built-in Rust policies.
     Native,
+    /// The default policy modules, run in the WebAssembly sandbox.
+    Wasm,
+}
+
+/// Who decides: built-in policies, the default modules, or modules named one by one.
+#[derive(Debug, clap::Args)]
+pub struct ModuleArgs {
+    #[arg(long, value_enum, default_value_t = PolicyEngine::Native)]
+    pub policies: PolicyEngine,
+    /// A priority module (implies WebAssembly for priority).
+    #[arg(long, value_name = "FILE.wasm")]
+    pub priority: Option<PathBuf>,
+    /// A quota module.
+    #[arg(long, value_name = "FILE.wasm")]
+    pub quota: Option<PathBuf>,
+    /// A reclaim module.
+    #[arg(long, value_name = "FILE.wasm")]
+    pub reclaim: Option<PathBuf>,
+}
+
+impl ModuleArgs {
+    /// The modules to load; empty when the built-in policies decide everything.
+    pub fn files(&self, fifo: bool) -> crate::policy::select::ModuleFiles {
+        let mut files = match self.policies {
+            PolicyEngine::Native => crate::policy::select::ModuleFiles::default(),
+            PolicyEngine::Wasm => crate::policy::select::ModuleFiles::defaults(fifo),
+        };
+        files.priority = self.priority.clone().or(files.priority);
+        files.quota = self.quota.clone().or(files.quota);
+        files.reclaim = self.reclaim.clone().or(files.reclaim);
+        files
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -120,8 +154,8 @@ pub struct BenchCycleArgs {
     pub pending: u32,
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
     pub groups: u32,
-    #[arg(long, value_enum, default_value_t = PolicyEngine::Native)]
-    pub policies: PolicyEngine,
+    #[command(flatten)]
+    pub modules: ModuleArgs,
     /// Cycles to time.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
     pub cycles: u32,

@@ -68,7 +68,8 @@ pub fn run(args: &SimulateArgs) -> Result<String, String> {
             ..CycleConfig::default()
         },
     };
-    let report = simulate(&config, jobs, skipped);
+    let policies = args.modules.files(policy == PolicyChoice::Fifo).load(policy.native())?;
+    let report = simulate(&config, policies.as_ref(), jobs, skipped);
     Ok(match args.format {
         Format::Json => serde_json::to_string(&report).expect("a report always serializes"),
         Format::Text => text(&report),

@@ -7,9 +7,13 @@ pub mod build;
 pub mod call;
 pub mod conformance;
 mod convert;
+pub mod host;
 pub mod runtime;
+pub mod select;
+pub mod shadow;
 
 pub use call::Fault;
+pub use host::{PolicyEvent, WasmPolicies};
 pub use runtime::{Limits, Module, Runtime};
 
 /// The three kinds of policy, one WIT world each.

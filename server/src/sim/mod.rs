@@ -13,7 +13,6 @@ pub use engine::{Engine, JobOutcome, SimJob};
 pub use report::{GroupReport, Report};
 
 use tidepool_core::checkpoint::Checkpointing;
-use tidepool_core::policy::NativePolicies;
 use tidepool_core::{CycleConfig, GroupId, Policies};
 
 /// How the cluster is shared.
@@ -46,12 +45,18 @@ pub struct SimConfig {
     pub cycle: CycleConfig,
 }
 
-/// Runs the jobs (group index, arrival, work, GPUs) and reports.
-pub fn simulate(config: &SimConfig, jobs: Vec<SimJob>, skipped: u64) -> Report {
-    let policies = match config.policy {
-        PolicyChoice::Default => NativePolicies::default(),
-        PolicyChoice::Fifo => NativePolicies::fifo(),
-    };
+impl PolicyChoice {
+    /// The built-in policy set for this choice.
+    pub fn native(self) -> tidepool_core::NativePolicies {
+        match self {
+            PolicyChoice::Default => tidepool_core::NativePolicies::default(),
+            PolicyChoice::Fifo => tidepool_core::NativePolicies::fifo(),
+        }
+    }
+}
+
+/// Runs the jobs (group index, arrival, work, GPUs) through `policies` and reports.
+pub fn simulate(config: &SimConfig, policies: &dyn Policies, jobs: Vec<SimJob>, skipped: u64) -> Report {
     let mut records = Vec::with_capacity(jobs.len());
     let mut busy_gpu_s = 0u128;
     let mut preemptions = 0u64;
@@ -73,7 +78,7 @@ pub fn simulate(config: &SimConfig, jobs: Vec<SimJob>, skipped: u64) -> Report {
             let local = members.iter().position(|g| *g == j.group).expect("member") as u32;
             part.push(SimJob { group: GroupId(local), ..j.clone() });
         }
-        let mut engine = Engine::new(snap, &policies as &dyn Policies, config.checkpointing, part);
+        let mut engine = Engine::new(snap, policies, config.checkpointing, part);
         engine.run();
         busy_gpu_s += engine.busy_gpu_s;
         for (job, outcome) in engine.jobs().iter().zip(&engine.outcomes) {
