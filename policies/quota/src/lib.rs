@@ -3,20 +3,16 @@
 //! dispatcher's built-in rule, run on the SDK's ledger.
 
 use tidepool_policy_sdk::core::policy::NativeQuota;
-use tidepool_policy_sdk::quota::{Context, Guest, Job, Loan, Quota, Verdict, batch, export_quota, verdict};
+use tidepool_policy_sdk::quota::{
+    Context, Decisions, Guest, Jobs, Loan, Quota, asks, decisions, export_quota, ledger,
+};
 
 struct DefaultQuota;
 
 impl Guest for DefaultQuota {
-    fn decide(
-        ctx: Context,
-        jobs: Vec<Job>,
-        quotas: Vec<Quota>,
-        loans: Vec<Loan>,
-    ) -> Result<Vec<Verdict>, String> {
-        let (snap, ledger) = batch(&ctx, &jobs, &quotas, &loans);
-        let order: Vec<u32> = (0..jobs.len() as u32).collect();
-        Ok(NativeQuota.verdicts(&snap, &order, &ledger).into_iter().map(verdict).collect())
+    fn decide(ctx: Context, jobs: Jobs, quotas: Vec<Quota>, loans: Vec<Loan>) -> Result<Decisions, String> {
+        let ledger = ledger(&ctx, &quotas, &loans);
+        Ok(decisions(NativeQuota.decide(&asks(&ctx, &jobs), ctx.models.len(), &ledger)))
     }
 }
 

@@ -2,15 +2,16 @@
 //! the least work lost since the last checkpoint — the dispatcher's built-in rule.
 
 use tidepool_policy_sdk::core::policy::NativeReclaim;
-use tidepool_policy_sdk::reclaim::{Allocation, Context, Guest, class, export_reclaim};
+use tidepool_policy_sdk::reclaim::{Allocations, Context, Guest, class, export_reclaim};
 
 struct DefaultReclaim;
 
 impl Guest for DefaultReclaim {
-    fn rank(_ctx: Context, allocations: Vec<Allocation>) -> Result<Vec<i64>, String> {
-        Ok(allocations
-            .iter()
-            .map(|a| NativeReclaim::score_parts(a.borrowed_gpus > 0, class(a.class), a.work_at_risk_gpu_s))
+    fn rank(_ctx: Context, a: Allocations) -> Result<Vec<i64>, String> {
+        Ok((0..a.job.len())
+            .map(|i| {
+                NativeReclaim::score_parts(a.borrowed_gpus[i] > 0, class(a.class[i]), a.work_at_risk_gpu_s[i])
+            })
             .collect())
     }
 }

@@ -5,18 +5,20 @@
 //! generated `Guest` trait, and call the export macro:
 //!
 //! ```ignore
-//! use tidepool_policy_sdk::priority::{export_priority, Context, Guest, Job};
+//! use tidepool_policy_sdk::priority::{export_priority, Context, Guest, Jobs};
 //! struct Mine;
 //! impl Guest for Mine {
-//!     fn score(ctx: Context, jobs: Vec<Job>) -> Result<Vec<i64>, String> { ... }
+//!     fn score(ctx: Context, jobs: Jobs) -> Result<Vec<i64>, String> { ... }
 //! }
 //! export_priority!(Mine);
 //! ```
 //!
 //! The interface version is embedded in the module by the bindings: its export is named
 //! `tidepool:policy/<kind>@1.0.0`, which the host checks before it loads the module.
-//! Besides the bindings, the SDK converts records into the core's types, so a module can
-//! reuse the dispatcher's own building blocks (the quota ledger, the built-in policies).
+//! Batches arrive as columns (entry `i` of every list is job `i`), so 50,000 jobs cross
+//! the sandbox boundary as a few copies. Besides the bindings, the SDK converts rows into
+//! the core's types, so a module can reuse the dispatcher's own building blocks (the
+//! quota ledger, the built-in policies).
 
 /// The interface version this SDK builds modules for.
 pub const INTERFACE_VERSION: &str = "1.0.0";
@@ -30,61 +32,53 @@ pub mod quota;
 #[cfg(feature = "reclaim")]
 pub mod reclaim;
 
-/// Conversions shared by the three worlds; each world's module instantiates them for its
-/// own generated record types.
-#[allow(unused_macros)]
-macro_rules! convert_enums {
-    ($types:path) => {
-        use $types as t;
+/// The core's class for a class code (0 batch … 3 critical); unknown codes are normal.
+pub fn class(code: u8) -> core::PriorityClass {
+    use core::PriorityClass as P;
+    match code {
+        0 => P::Batch,
+        1 => P::Experiment,
+        3 => P::Critical,
+        _ => P::Normal,
+    }
+}
 
-        /// The core's class for an interface class.
-        pub fn class(c: t::PriorityClass) -> $crate::core::PriorityClass {
-            use $crate::core::PriorityClass as P;
-            match c {
-                t::PriorityClass::Batch => P::Batch,
-                t::PriorityClass::Experiment => P::Experiment,
-                t::PriorityClass::Normal => P::Normal,
-                t::PriorityClass::Critical => P::Critical,
-            }
-        }
-
-        /// The core's category for an interface category.
-        pub fn category(c: t::Category) -> $crate::core::Category {
-            use $crate::core::Category as C;
-            match c {
-                t::Category::Training => C::Training,
-                t::Category::Inference => C::Inference,
-                t::Category::Pretraining => C::Pretraining,
-            }
-        }
-    };
+/// The core's category for a category code (0 training, 1 inference, 2 pretraining).
+pub fn category(code: u8) -> core::Category {
+    use core::Category as C;
+    match code {
+        1 => C::Inference,
+        2 => C::Pretraining,
+        _ => C::Training,
+    }
 }
 
 /// `job` conversion for worlds that receive jobs.
 #[allow(unused_macros)]
 macro_rules! convert_job {
     () => {
-        /// The core's job for an interface job (placement fields the policy never sees
+        /// Job `i` of the batch as the core's job (placement fields the policy never sees
         /// are left at their defaults).
-        pub fn job(j: &t::Job) -> $crate::core::Job {
+        pub fn job(jobs: &t::Jobs, i: usize) -> $crate::core::Job {
             use $crate::core as c;
+            use $crate::{category, class};
             c::Job {
-                id: c::JobId(j.id),
-                group: c::GroupId(j.group),
-                category: category(j.category),
-                class: class(j.class),
-                gpus: j.gpus,
-                model: c::ModelId(j.model as u16),
+                id: c::JobId(jobs.id[i]),
+                group: c::GroupId(jobs.group[i]),
+                category: category(jobs.category[i]),
+                class: class(jobs.class[i]),
+                gpus: jobs.gpus[i],
+                model: c::ModelId(jobs.model[i] as u16),
                 topology: c::Topology::Any,
-                time_limit_s: j.time_limit_s,
-                checkpointable: j.checkpointable,
-                submitted_at: j.submitted_at,
-                queued_at: j.queued_at,
-                attained_gpu_s: j.attained_gpu_s,
+                time_limit_s: Some(jobs.time_limit_s[i]).filter(|&s| s > 0),
+                checkpointable: jobs.checkpointable[i] != 0,
+                submitted_at: jobs.submitted_at[i],
+                queued_at: jobs.queued_at[i],
+                attained_gpu_s: jobs.attained_gpu_s[i],
             }
         }
     };
 }
 
 #[allow(unused_imports)]
-pub(crate) use {convert_enums, convert_job};
+pub(crate) use convert_job;

@@ -9,7 +9,8 @@ wit_bindgen::generate!({
 });
 
 pub use exports::tidepool::policy::priority::Guest;
-pub use tidepool::policy::types::{Category, Context, Job, PriorityClass};
+pub use tidepool::policy::types::{Category, Context, Jobs, PriorityClass};
 
-crate::convert_enums!(tidepool::policy::types);
+pub use crate::{category, class};
+use tidepool::policy::types as t;
 crate::convert_job!();

@@ -10,11 +10,11 @@ wit_bindgen::generate!({
 
 pub use exports::tidepool::policy::quota::Guest;
 pub use tidepool::policy::types::{
-    BorrowLimit, Budget, Category, Context, Hold, Job, Loan, LoanShare, OverQuota, PriorityClass, Quota,
-    Verdict,
+    Category, Context, Decisions, Jobs, Loan, LoanShare, Note, Outcome, PriorityClass, Quota,
 };
 
-crate::convert_enums!(tidepool::policy::types);
+pub use crate::{category, class};
+use tidepool::policy::types as t;
 crate::convert_job!();
 
 use crate::core as c;
@@ -24,7 +24,11 @@ pub fn quota(q: &t::Quota) -> c::Quota {
     c::Quota {
         group: c::GroupId(q.group),
         model: c::ModelId(q.model as u16),
-        category: category(q.category),
+        category: match q.category {
+            t::Category::Training => c::Category::Training,
+            t::Category::Inference => c::Category::Inference,
+            t::Category::Pretraining => c::Category::Pretraining,
+        },
         guaranteed: q.guaranteed,
         borrow_limit: q.borrow_limit,
         lend_limit: q.lend_limit,
@@ -45,50 +49,76 @@ pub fn loan(l: &t::Loan) -> c::Loan {
     }
 }
 
-/// A snapshot holding the batch as its queue, in the order given, and the ledger of
-/// what running jobs use: everything the core's quota logic needs.
-pub fn batch(ctx: &Context, jobs: &[Job], quotas: &[Quota], loans: &[Loan]) -> (c::Snapshot, c::Ledger) {
+/// The ledger of what running jobs use, for accounting within the batch.
+pub fn ledger(ctx: &Context, quotas: &[Quota], loans: &[Loan]) -> c::Ledger {
+    let rows: Vec<c::Quota> = quotas.iter().map(quota).collect();
+    let active: Vec<c::Loan> = loans.iter().map(loan).collect();
+    let usage: Vec<(u32, u32)> = quotas.iter().map(|q| (q.used_own, q.used_borrowed)).collect();
+    let loan_used: Vec<u32> = loans.iter().map(|l| l.used).collect();
+    c::Ledger::from_usage(ctx.groups.len(), ctx.models.len(), &rows, &usage, &active, &loan_used)
+}
+
+/// Each job's ask (group, model, category, GPUs) and what its run may cost in GPU-hours
+/// (its limit, or the default, times its GPUs): what the core's quota rule reads.
+pub fn asks(ctx: &Context, jobs: &Jobs) -> Vec<(c::Ask, f64)> {
+    (0..jobs.id.len())
+        .map(|i| {
+            let ask = c::Ask {
+                group: c::GroupId(jobs.group[i]),
+                model: c::ModelId(jobs.model[i] as u16),
+                category: category(jobs.category[i]),
+                gpus: jobs.gpus[i],
+            };
+            let limit =
+                if jobs.time_limit_s[i] > 0 { jobs.time_limit_s[i] } else { ctx.default_time_limit_s };
+            (ask, f64::from(jobs.gpus[i]) * limit as f64 / 3600.0)
+        })
+        .collect()
+}
+
+/// A snapshot holding the batch as its queue, in the order given, and the ledger: for
+/// policies that want whole jobs.
+pub fn batch(ctx: &Context, jobs: &Jobs, quotas: &[Quota], loans: &[Loan]) -> (c::Snapshot, c::Ledger) {
     let snap = c::Snapshot {
         models: ctx.models.clone(),
         groups: ctx.groups.iter().map(|name| c::Group { name: name.clone() }).collect(),
         quotas: quotas.iter().map(quota).collect(),
         loans: loans.iter().map(loan).collect(),
-        pending: jobs.iter().map(job).collect(),
+        pending: (0..jobs.id.len()).map(|i| job(jobs, i)).collect(),
         config: c::CycleConfig {
             default_time_limit_s: ctx.default_time_limit_s,
             ..c::CycleConfig::default()
         },
         ..c::Snapshot::default()
     };
-    let usage: Vec<(u32, u32)> = quotas.iter().map(|q| (q.used_own, q.used_borrowed)).collect();
-    let loan_used: Vec<u32> = loans.iter().map(|l| l.used).collect();
-    let ledger = c::Ledger::from_usage(
-        snap.groups.len(),
-        snap.models.len(),
-        &snap.quotas,
-        &usage,
-        &snap.loans,
-        &loan_used,
-    );
-    (snap, ledger)
+    (snap, ledger(ctx, quotas, loans))
 }
 
-/// The interface verdict for a core verdict.
-pub fn verdict(v: c::Verdict) -> Verdict {
-    match v {
-        c::Verdict::Admit { borrowed } => {
-            Verdict::Admit(borrowed.into_iter().map(|b| LoanShare { loan: b.loan.0, gpus: b.gpus }).collect())
-        }
-        c::Verdict::Hold(reason) => Verdict::Hold(match reason {
-            c::Reason::NoQuota => Hold::NoQuota,
-            c::Reason::OverQuota { requested, guaranteed, used } => {
-                Hold::OverQuota(OverQuota { requested, guaranteed, used })
+/// The interface's decisions for the core's verdicts, one per job in batch order.
+pub fn decisions(verdicts: Vec<c::Verdict>) -> Decisions {
+    let mut out =
+        Decisions { outcomes: Vec::with_capacity(verdicts.len()), borrows: Vec::new(), notes: Vec::new() };
+    for (i, v) in verdicts.into_iter().enumerate() {
+        let job = i as u32;
+        let outcome = match v {
+            c::Verdict::Admit { borrowed } => {
+                out.borrows.extend(borrowed.into_iter().map(|b| LoanShare {
+                    job,
+                    loan: b.loan.0,
+                    gpus: b.gpus,
+                }));
+                Outcome::Admit
             }
-            c::Reason::BorrowLimit { limit, borrowed } => Hold::BorrowLimit(BorrowLimit { limit, borrowed }),
-            c::Reason::BudgetExhausted { budget_gpu_h, spent_gpu_h, needed_gpu_h } => {
-                Hold::Budget(Budget { budget_gpu_h, spent_gpu_h, needed_gpu_h })
+            c::Verdict::Hold(c::Reason::NoQuota) => Outcome::NoQuota,
+            c::Verdict::Hold(c::Reason::OverQuota { .. }) => Outcome::OverQuota,
+            c::Verdict::Hold(c::Reason::BorrowLimit { .. }) => Outcome::BorrowLimit,
+            c::Verdict::Hold(c::Reason::BudgetExhausted { .. }) => Outcome::Budget,
+            c::Verdict::Hold(other) => {
+                out.notes.push(Note { job, message: other.to_string() });
+                Outcome::Other
             }
-            other => Hold::Other(other.to_string()),
-        }),
+        };
+        out.outcomes.push(outcome);
     }
+    out
 }

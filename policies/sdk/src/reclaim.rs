@@ -9,6 +9,6 @@ wit_bindgen::generate!({
 });
 
 pub use exports::tidepool::policy::reclaim::Guest;
-pub use tidepool::policy::types::{Allocation, Category, Context, PriorityClass};
+pub use tidepool::policy::types::{Allocations, Category, Context, PriorityClass};
 
-crate::convert_enums!(tidepool::policy::types);
+pub use crate::{category, class};

@@ -22,6 +22,6 @@ pub mod testkit;
 pub use cycle::{Hold, Placement, Plan, Preemption, Reservation, plan};
 pub use model::*;
 pub use policy::{NativePolicies, Policies, Verdict};
-pub use quota::{Ledger, Loan, Quota};
+pub use quota::{Ask, Demand, Ledger, Loan, Quota};
 pub use reason::{PreemptReason, Reason};
 pub use snapshot::{CycleConfig, Snapshot};

@@ -65,6 +65,33 @@ impl Loan {
     }
 }
 
+/// What quota accounting needs of a job: whose it is, which model and category, how
+/// many GPUs. Policies that never build whole jobs (a module reading columns) use it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ask {
+    pub group: GroupId,
+    pub model: ModelId,
+    pub category: Category,
+    pub gpus: u32,
+}
+
+/// Anything the ledger can account: a job, or just its [`Ask`].
+pub trait Demand {
+    fn ask(&self) -> Ask;
+}
+
+impl Demand for Ask {
+    fn ask(&self) -> Ask {
+        *self
+    }
+}
+
+impl Demand for Job {
+    fn ask(&self) -> Ask {
+        Ask { group: self.group, model: self.model, category: self.category, gpus: self.gpus }
+    }
+}
+
 /// Why a quota check refused a job; turned into a [`crate::Reason`] by the caller.
 #[derive(Clone, Debug, PartialEq)]
 pub enum QuotaRefusal {
@@ -205,10 +232,31 @@ impl Ledger {
     }
 
     /// GPUs the job's group may still use of its own guarantee.
-    pub fn own_headroom(&self, job: &Job) -> Option<u32> {
+    pub fn own_headroom(&self, job: &impl Demand) -> Option<u32> {
+        let job = job.ask();
         let q = self.quota(job.group, job.model, job.category)?;
         let used = self.own[self.cell(job.group, job.model, job.category)];
         Some(q.guaranteed.saturating_sub(used))
+    }
+
+    /// GPUs the job's group uses of its own guarantee (running, and admitted this cycle).
+    pub fn own_used(&self, job: &impl Demand) -> u32 {
+        let job = job.ask();
+        self.own[self.cell(job.group, job.model, job.category)]
+    }
+
+    /// GPUs the job's group holds above its guarantee (running, and admitted this cycle).
+    pub fn borrowed_used(&self, job: &impl Demand) -> u32 {
+        let job = job.ask();
+        self.borrowed[self.cell(job.group, job.model, job.category)]
+    }
+
+    /// The job's monthly budget and what is spent or committed of it, if it has one.
+    pub fn budget(&self, job: &impl Demand) -> Option<(f64, f64)> {
+        let job = job.ask();
+        let row = self.rows[self.cell(job.group, job.model, job.category)]? as usize;
+        let q = &self.quotas[row];
+        q.budget_gpu_h.map(|b| (b, q.spent_gpu_h + self.committed_gpu_h[row]))
     }
 
     /// GPUs a lender can lend of a model right now: its idle guarantee, within its limit.
@@ -235,7 +283,8 @@ impl Ledger {
     }
 
     /// GPUs the job's group may still borrow for this quota row.
-    pub fn borrow_headroom(&self, job: &Job) -> u32 {
+    pub fn borrow_headroom(&self, job: &impl Demand) -> u32 {
+        let job = job.ask();
         let Some(q) = self.quota(job.group, job.model, job.category) else { return 0 };
         let used = self.borrowed[self.cell(job.group, job.model, job.category)];
         q.borrow_limit.map_or(u32::MAX, |l| l.saturating_sub(used))
@@ -247,10 +296,11 @@ impl Ledger {
     /// monthly budget so a group stops before it overspends (Q3).
     pub fn admit(
         &mut self,
-        job: &Job,
+        job: &impl Demand,
         borrowed: &[crate::model::Borrow],
         expected_gpu_h: f64,
     ) -> Result<(), QuotaRefusal> {
+        let job = job.ask();
         let cell = self.cell(job.group, job.model, job.category);
         let row = self.rows[cell].ok_or(QuotaRefusal::NoQuota)? as usize;
         let q = &self.quotas[row];

@@ -76,43 +76,43 @@ fn check_len(what: &str, got: usize, want: usize) -> Result<(), Fault> {
 }
 
 impl Runtime {
-    pub fn priority(&self, m: &Module, ctx: &t::Context, jobs: &[t::Job]) -> Result<Vec<i64>, Fault> {
+    pub fn priority(&self, m: &Module, ctx: &t::Context, jobs: &t::Jobs) -> Result<Vec<i64>, Fault> {
         let Pre::Priority(pre) = &m.pre else { return Err(Fault::WrongKind) };
         let mut store = self.store();
         let bindings = pre.instantiate(&mut store).map_err(classify)?;
         let scores = answer(bindings.tidepool_policy_priority().call_score(&mut store, ctx, jobs))?;
-        check_len("scores", scores.len(), jobs.len())?;
+        check_len("scores", scores.len(), jobs.id.len())?;
         Ok(scores)
     }
 
+    /// The module's verdicts, one per job, loans and notes checked.
     pub fn quota(
         &self,
         m: &Module,
         ctx: &t::Context,
-        jobs: &[t::Job],
+        jobs: &t::Jobs,
         quotas: &[t::Quota],
         loans: &[t::Loan],
-    ) -> Result<Vec<t::Verdict>, Fault> {
+    ) -> Result<Vec<tidepool_core::Verdict>, Fault> {
         let Pre::Quota(pre) = &m.pre else { return Err(Fault::WrongKind) };
         let mut store = self.store();
         let bindings = pre.instantiate(&mut store).map_err(classify)?;
-        let verdicts =
+        let decisions =
             answer(bindings.tidepool_policy_quota().call_decide(&mut store, ctx, jobs, quotas, loans))?;
-        check_len("verdicts", verdicts.len(), jobs.len())?;
-        Ok(verdicts)
+        crate::policy::convert::verdicts(decisions, jobs.id.len(), loans).map_err(Fault::Malformed)
     }
 
     pub fn reclaim(
         &self,
         m: &Module,
         ctx: &t::Context,
-        allocations: &[t::Allocation],
+        allocations: &t::Allocations,
     ) -> Result<Vec<i64>, Fault> {
         let Pre::Reclaim(pre) = &m.pre else { return Err(Fault::WrongKind) };
         let mut store = self.store();
         let bindings = pre.instantiate(&mut store).map_err(classify)?;
         let scores = answer(bindings.tidepool_policy_reclaim().call_rank(&mut store, ctx, allocations))?;
-        check_len("scores", scores.len(), allocations.len())?;
+        check_len("scores", scores.len(), allocations.job.len())?;
         Ok(scores)
     }
 }

@@ -86,24 +86,21 @@ fn answer(runtime: &Runtime, module: &Module, snap: &Snapshot) -> Result<String,
     let fault = |f: crate::policy::Fault| format!("the module {f}");
     match module.kind {
         Kind::Priority => {
-            let jobs: Vec<_> = snap.pending.iter().map(convert::job).collect();
+            let jobs = convert::jobs(snap.pending.iter());
             runtime.priority(module, &ctx, &jobs).map(|s| format!("{s:?}")).map_err(fault)
         }
         Kind::Reclaim => {
-            let allocations: Vec<_> = snap.running.iter().map(|a| convert::allocation(a, NOW)).collect();
+            let allocations = convert::allocations(&snap.running, NOW);
             runtime.reclaim(module, &ctx, &allocations).map(|s| format!("{s:?}")).map_err(fault)
         }
         Kind::Quota => {
             let ledger = snap.ledger(NOW);
-            let jobs: Vec<_> = snap.pending.iter().map(convert::job).collect();
+            let jobs = convert::jobs(snap.pending.iter());
             let (quotas, loans) = convert::quotas_and_loans(snap, &ledger);
             let verdicts = runtime.quota(module, &ctx, &jobs, &quotas, &loans).map_err(fault)?;
             let mut check = ledger.clone();
-            for (i, v) in verdicts.iter().enumerate() {
-                let job = &snap.pending[i];
-                let verdict = convert::verdict(v.clone(), &loans)
-                    .ok_or_else(|| format!("job {} is admitted on a loan that was not offered", job.id.0))?;
-                if let tidepool_core::Verdict::Admit { borrowed } = &verdict {
+            for (job, verdict) in snap.pending.iter().zip(&verdicts) {
+                if let tidepool_core::Verdict::Admit { borrowed } = verdict {
                     let expected = f64::from(job.gpus) * snap.time_limit_s(job) as f64 / 3600.0;
                     check.admit(job, borrowed, expected).map_err(|r| {
                         format!("job {} is admitted against the quota rules ({r:?})", job.id.0)

@@ -50,6 +50,8 @@ pub struct WasmPolicies {
     slots: Mutex<[Slot; 3]>,
     events: Mutex<VecDeque<PolicyEvent>>,
     native: NativePolicies,
+    /// Columns reused from cycle to cycle (fresh multi-megabyte buffers page-fault).
+    scratch: Mutex<(t::Jobs, t::Allocations)>,
 }
 
 fn index(kind: Kind) -> usize {
@@ -64,6 +66,7 @@ impl WasmPolicies {
             slots: Mutex::default(),
             events: Mutex::default(),
             native: NativePolicies::default(),
+            scratch: Mutex::new((convert::empty_jobs(), convert::empty_allocations())),
         }
     }
 
@@ -199,12 +202,14 @@ impl WasmPolicies {
 impl Policies for WasmPolicies {
     fn priority(&self, snap: &Snapshot, now: Time) -> Vec<i64> {
         let ctx = convert::context(snap, now);
-        let jobs: Vec<t::Job> = snap.pending.iter().map(convert::job).collect();
-        let call = |m: &Module| self.runtime.priority(m, &ctx, &jobs);
+        let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        convert::jobs_into(&mut scratch.0, snap.pending.iter());
+        let jobs = &scratch.0;
+        let call = |m: &Module| self.runtime.priority(m, &ctx, jobs);
         let mut scores =
             self.answer(Kind::Priority, now, call).unwrap_or_else(|| self.native.priority(snap, now));
         if let Some((canary, groups)) = self.canary(Kind::Priority)
-            && let Ok(theirs) = self.runtime.priority(&canary, &ctx, &jobs)
+            && let Ok(theirs) = self.runtime.priority(&canary, &ctx, jobs)
         {
             for (i, j) in snap.pending.iter().enumerate() {
                 if groups.contains(&j.group) {
@@ -218,16 +223,11 @@ impl Policies for WasmPolicies {
 
     fn quota(&self, snap: &Snapshot, now: Time, order: &[u32], ledger: &Ledger) -> Vec<Verdict> {
         let ctx = convert::context(snap, now);
-        let jobs: Vec<t::Job> = order.iter().map(|&i| convert::job(&snap.pending[i as usize])).collect();
+        let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        convert::jobs_into(&mut scratch.0, order.iter().map(|&i| &snap.pending[i as usize]));
+        let jobs = &scratch.0;
         let (quotas, loans) = convert::quotas_and_loans(snap, ledger);
-        let call = |m: &Module| {
-            let answer = self.runtime.quota(m, &ctx, &jobs, &quotas, &loans)?;
-            answer
-                .into_iter()
-                .map(|v| convert::verdict(v, &loans))
-                .collect::<Option<Vec<Verdict>>>()
-                .ok_or_else(|| Fault::Malformed("a verdict names a loan that was not offered".into()))
-        };
+        let call = |m: &Module| self.runtime.quota(m, &ctx, jobs, &quotas, &loans);
         let mut verdicts = self
             .answer(Kind::Quota, now, call)
             .unwrap_or_else(|| self.native.quota(snap, now, order, ledger));
@@ -246,9 +246,10 @@ impl Policies for WasmPolicies {
 
     fn reclaim(&self, snap: &Snapshot, now: Time) -> Vec<i64> {
         let ctx = convert::context(snap, now);
-        let allocations: Vec<t::Allocation> =
-            snap.running.iter().map(|a| convert::allocation(a, now)).collect();
-        let call = |m: &Module| self.runtime.reclaim(m, &ctx, &allocations);
+        let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        convert::allocations_into(&mut scratch.1, &snap.running, now);
+        let allocations = &scratch.1;
+        let call = |m: &Module| self.runtime.reclaim(m, &ctx, allocations);
         let mut scores =
             self.answer(Kind::Reclaim, now, call).unwrap_or_else(|| self.native.reclaim(snap, now));
         if let Some((canary, groups)) = self.canary(Kind::Reclaim)

@@ -60,14 +60,43 @@ pub(crate) fn checked_verdicts(
     let mut check = ledger.clone();
     for (v, &i) in verdicts.iter_mut().zip(order) {
         let job = &snap.pending[i as usize];
-        if let Verdict::Admit { borrowed } = v {
-            let expected_gpu_h = f64::from(job.gpus) * snap.time_limit_s(job) as f64 / 3600.0;
-            if let Err(refusal) = check.admit(job, borrowed, expected_gpu_h) {
-                *v = Verdict::Hold(Reason::from_refusal(refusal, job.gpus));
+        let expected_gpu_h = f64::from(job.gpus) * snap.time_limit_s(job) as f64 / 3600.0;
+        match v {
+            Verdict::Admit { borrowed } => {
+                if let Err(refusal) = check.admit(job, borrowed, expected_gpu_h) {
+                    *v = Verdict::Hold(Reason::from_refusal(refusal, job.gpus));
+                }
+            }
+            Verdict::Hold(reason) => {
+                *reason = with_ledger_figures(reason.clone(), job, &check, expected_gpu_h)
             }
         }
     }
     verdicts
+}
+
+/// A quota hold with the figures of the cycle's own ledger at this point of the queue,
+/// whatever the policy said: what users read must be true.
+fn with_ledger_figures(reason: Reason, job: &crate::model::Job, check: &Ledger, needed_gpu_h: f64) -> Reason {
+    let quota = check.quota(job.group, job.model, job.category);
+    match (reason, quota) {
+        (Reason::OverQuota { .. }, Some(q)) => {
+            Reason::OverQuota { requested: job.gpus, guaranteed: q.guaranteed, used: check.own_used(job) }
+        }
+        (Reason::BorrowLimit { .. }, Some(q)) => {
+            Reason::BorrowLimit { limit: q.borrow_limit.unwrap_or(0), borrowed: check.borrowed_used(job) }
+        }
+        (Reason::BudgetExhausted { .. }, Some(_)) => match check.budget(job) {
+            Some((budget_gpu_h, spent_gpu_h)) => {
+                Reason::BudgetExhausted { budget_gpu_h, spent_gpu_h, needed_gpu_h }
+            }
+            None => Reason::PolicyRejected { message: "held for budget, but the group has no budget".into() },
+        },
+        (Reason::OverQuota { .. } | Reason::BorrowLimit { .. } | Reason::BudgetExhausted { .. }, None) => {
+            Reason::NoQuota
+        }
+        (other, _) => other,
+    }
 }
 
 /// Step 5's one reclaim call: a score per running allocation, lowest preempted first.

@@ -3,7 +3,7 @@
 
 use crate::model::{Allocation, Borrow, Job, PriorityClass, Time};
 use crate::policy::{Policies, Verdict};
-use crate::quota::{Ledger, QuotaRefusal};
+use crate::quota::{Ask, Demand, Ledger, QuotaRefusal};
 use crate::reason::Reason;
 use crate::snapshot::Snapshot;
 
@@ -27,15 +27,20 @@ impl Default for NativePriority {
 
 impl NativePriority {
     pub fn score(&self, job: &Job, now: Time) -> i64 {
-        let waited = (now - job.queued_at).max(0) as u64;
-        let class = if job.class == PriorityClass::Critical {
+        self.score_parts(job.class, now - job.queued_at, job.attained_gpu_s)
+    }
+
+    /// The score from the three facts it depends on (what a policy module receives).
+    pub fn score_parts(&self, class: PriorityClass, waited_s: i64, attained_gpu_s: u64) -> i64 {
+        let waited = waited_s.max(0) as u64;
+        let class = if class == PriorityClass::Critical {
             PriorityClass::Critical as u64
         } else {
-            let promoted = job.class as u64 + waited / self.promote_after_s.max(1);
+            let promoted = class as u64 + waited / self.promote_after_s.max(1);
             promoted.min(PriorityClass::Normal as u64)
         };
         let level = (waited / self.aging_step_s.max(1)).min(0xFFFF);
-        let attained_min = (job.attained_gpu_s / 60).min(0xFFFF_FFFF);
+        let attained_min = (attained_gpu_s / 60).min(0xFFFF_FFFF);
         ((class << 56) | (level << 40) | (0xFFFF_FFFF - attained_min)) as i64
     }
 }
@@ -53,50 +58,85 @@ pub struct NativeQuota;
 
 impl NativeQuota {
     pub fn verdicts(&self, snap: &Snapshot, order: &[u32], ledger: &Ledger) -> Vec<Verdict> {
+        let asks: Vec<(Ask, f64)> = order
+            .iter()
+            .map(|&i| {
+                let job = &snap.pending[i as usize];
+                (job.ask(), f64::from(job.gpus) * snap.time_limit_s(job) as f64 / 3600.0)
+            })
+            .collect();
+        self.decide(&asks, snap.models.len(), ledger)
+    }
+
+    /// The rule on bare asks, in priority order, each with what its run may cost in
+    /// GPU-hours (for the budget). `models` is the number of GPU models.
+    pub fn decide(&self, asks: &[(Ask, f64)], models: usize, ledger: &Ledger) -> Vec<Verdict> {
         let mut ledger = ledger.clone();
-        let mut verdicts: Vec<Option<Verdict>> = vec![None; order.len()];
-        for (k, &i) in order.iter().enumerate() {
-            let job = &snap.pending[i as usize];
-            if ledger.own_headroom(job).is_some_and(|h| h >= job.gpus) {
-                verdicts[k] = Some(admit(&mut ledger, snap, job, Vec::new()));
+        let mut verdicts: Vec<Option<Verdict>> = vec![None; asks.len()];
+        for (k, (ask, cost)) in asks.iter().enumerate() {
+            if ledger.own_headroom(ask).is_some_and(|h| h >= ask.gpus) {
+                verdicts[k] = Some(admit(&mut ledger, ask, *cost, Vec::new()));
             }
         }
-        for (k, &i) in order.iter().enumerate() {
-            if verdicts[k].is_none() {
-                verdicts[k] = Some(borrow(&mut ledger, snap, &snap.pending[i as usize]));
+        // What all loans of a model could still lend is an upper bound on what any job can
+        // borrow, and it only shrinks within a batch: a job needing more is held at once,
+        // and the bound is recounted only after a job actually borrows.
+        let mut lendable: Vec<Option<u32>> = vec![None; models];
+        for (k, (ask, cost)) in asks.iter().enumerate() {
+            if verdicts[k].is_some() {
+                continue;
             }
+            let m = ask.model.0 as usize;
+            let need = ask.gpus.saturating_sub(ledger.own_headroom(ask).unwrap_or(0));
+            let bound = match lendable.get_mut(m) {
+                Some(b) => *b.get_or_insert_with(|| total_lendable(&ledger, ask.model)),
+                None => 0,
+            };
+            let verdict = if need > bound && ledger.quota(ask.group, ask.model, ask.category).is_some() {
+                over_quota(&ledger, ask)
+            } else {
+                let v = borrow(&mut ledger, ask, *cost);
+                if matches!(&v, Verdict::Admit { borrowed } if !borrowed.is_empty()) {
+                    lendable[m] = None;
+                }
+                v
+            };
+            verdicts[k] = Some(verdict);
         }
         verdicts.into_iter().map(|v| v.expect("both passes decide every job")).collect()
     }
 }
 
-fn expected_gpu_h(snap: &Snapshot, job: &Job) -> f64 {
-    f64::from(job.gpus) * snap.time_limit_s(job) as f64 / 3600.0
+/// GPUs all active loans of `model` could still lend (two loans of one lender may count
+/// the same idle GPUs twice: an upper bound, not an offer).
+fn total_lendable(ledger: &Ledger, model: crate::model::ModelId) -> u32 {
+    let loans = ledger.loans().iter().enumerate().filter(|(_, l)| l.model == model);
+    loans.map(|(i, _)| ledger.loan_available(i)).sum()
 }
 
-fn admit(ledger: &mut Ledger, snap: &Snapshot, job: &Job, borrowed: Vec<Borrow>) -> Verdict {
-    match ledger.admit(job, &borrowed, expected_gpu_h(snap, job)) {
+fn admit(ledger: &mut Ledger, ask: &Ask, cost: f64, borrowed: Vec<Borrow>) -> Verdict {
+    match ledger.admit(ask, &borrowed, cost) {
         Ok(()) => Verdict::Admit { borrowed },
-        Err(refusal) => Verdict::Hold(Reason::from_refusal(refusal, job.gpus)),
+        Err(refusal) => Verdict::Hold(Reason::from_refusal(refusal, ask.gpus)),
     }
 }
 
-fn borrow(ledger: &mut Ledger, snap: &Snapshot, job: &Job) -> Verdict {
-    let Some(own) = ledger.own_headroom(job) else { return Verdict::Hold(Reason::NoQuota) };
-    let mut need = job.gpus.saturating_sub(own);
-    let headroom = ledger.borrow_headroom(job);
+fn borrow(ledger: &mut Ledger, ask: &Ask, cost: f64) -> Verdict {
+    let Some(own) = ledger.own_headroom(ask) else { return Verdict::Hold(Reason::NoQuota) };
+    let mut need = ask.gpus.saturating_sub(own);
+    let headroom = ledger.borrow_headroom(ask);
     if need > headroom {
-        let quota = ledger.quota(job.group, job.model, job.category);
+        let quota = ledger.quota(ask.group, ask.model, ask.category);
         let limit = quota.and_then(|q| q.borrow_limit).unwrap_or(0);
         let refusal = QuotaRefusal::BorrowLimit { limit, borrowed: limit.saturating_sub(headroom) };
-        return Verdict::Hold(Reason::from_refusal(refusal, job.gpus));
+        return Verdict::Hold(Reason::from_refusal(refusal, ask.gpus));
     }
     let mut borrowed = Vec::new();
     for (i, loan) in ledger.loans().iter().enumerate() {
         if need == 0 {
             break;
         }
-        if !loan.serves(job.group) || loan.model != job.model {
+        if !loan.serves(ask.group) || loan.model != ask.model {
             continue;
         }
         // Two loans of one lender share its idle GPUs: subtract what this job already took.
@@ -112,14 +152,21 @@ fn borrow(ledger: &mut Ledger, snap: &Snapshot, job: &Job) -> Verdict {
         }
     }
     if need > 0 {
-        let quota = ledger.quota(job.group, job.model, job.category).expect("headroom implies a row");
-        return Verdict::Hold(Reason::OverQuota {
-            requested: job.gpus,
-            guaranteed: quota.guaranteed,
-            used: quota.guaranteed - own,
-        });
+        return over_quota(ledger, ask);
     }
-    admit(ledger, snap, job, borrowed)
+    admit(ledger, ask, cost, borrowed)
+}
+
+/// Held over quota (the cycle fills in the figures from its own ledger).
+fn over_quota(ledger: &Ledger, ask: &Ask) -> Verdict {
+    match ledger.quota(ask.group, ask.model, ask.category) {
+        None => Verdict::Hold(Reason::NoQuota),
+        Some(q) => Verdict::Hold(Reason::OverQuota {
+            requested: ask.gpus,
+            guaranteed: q.guaranteed,
+            used: q.guaranteed - ledger.own_headroom(ask).unwrap_or(0),
+        }),
+    }
 }
 
 /// Default reclaim order, lowest first: borrowers before jobs on their own guarantee,
