@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/tidepool/target}"
-rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || true
+rustup target add wasm32-unknown-unknown wasm32-wasip2 >/dev/null 2>&1 || true
 out="$CARGO_TARGET_DIR/policies"
 mkdir -p "$out"
 cargo build --locked -q -p tidepool
@@ -14,8 +14,11 @@ build() { "$bin" policy build "$1" --out "$out/$2.wasm" >/dev/null; }
 build policies/priority priority
 build policies/quota quota
 build policies/reclaim reclaim
-for dir in policies/examples/*/ tests/policies/*/; do
+for dir in policies/examples/*/ tests/policies/hostile/; do
   [ -f "$dir/Cargo.toml" ] || continue
   build "$dir" "$(basename "$dir")"
 done
+# Built for WASI on purpose: std then imports filesystem, clocks, random and sockets.
+cargo build --locked -q --release --target wasm32-wasip2 -p tidepool-wasi-snoop-policy
+cp "$CARGO_TARGET_DIR/wasm32-wasip2/release/tidepool_wasi_snoop_policy.wasm" "$out/wasi-snoop.wasm"
 ls -l "$out"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs Tidepool's whole test suite on a fresh clone: checks formatting and lints, then
-# every test (unit, simulator acceptance on the Philly trace, command line).
+# every test (unit, simulator acceptance on the Philly trace, command line, the policy
+# sandbox with real compiled modules).
 # Installs nothing by hand: everything it needs is fetched or built here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +18,10 @@ if [ ! -f "$TIDEPOOL_TRACES/philly/philly.csv" ]; then
 fi
 
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
+
+echo "== policy modules"
+tests/build-policies.sh
+export TIDEPOOL_POLICY_DIR="$CARGO_TARGET_DIR/policies"
 
 echo "== format"
 cargo fmt --all -- --check

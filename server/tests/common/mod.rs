@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde_json::Value;
 
+pub mod policies;
+
 /// The shared traces folder: `TIDEPOOL_TRACES`, else `shared/traces` beside the checkout.
 pub fn traces() -> PathBuf {
     let dir = std::env::var_os("TIDEPOOL_TRACES")
