@@ -81,7 +81,12 @@ pub fn asks(ctx: &Context, jobs: &Jobs) -> Vec<(c::Ask, f64)> {
 pub fn batch(ctx: &Context, jobs: &Jobs, quotas: &[Quota], loans: &[Loan]) -> (c::Snapshot, c::Ledger) {
     let snap = c::Snapshot {
         models: ctx.models.clone(),
-        groups: ctx.groups.iter().map(|name| c::Group { name: name.clone() }).collect(),
+        groups: ctx
+            .groups
+            .iter()
+            .zip(&ctx.group_recent_gpu_h)
+            .map(|(name, &recent_gpu_h)| c::Group { name: name.clone(), recent_gpu_h })
+            .collect(),
         quotas: quotas.iter().map(quota).collect(),
         loans: loans.iter().map(loan).collect(),
         pending: (0..jobs.id.len()).map(|i| job(jobs, i)).collect(),

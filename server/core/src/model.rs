@@ -100,6 +100,16 @@ impl Node {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Group {
     pub name: String,
+    /// GPU-hours used recently, decayed with a half-life; kept by whoever drives the
+    /// cycle (server or simulator), read by fair-share policies.
+    #[serde(default)]
+    pub recent_gpu_h: f64,
+}
+
+impl Group {
+    pub fn named(name: impl Into<String>) -> Group {
+        Group { name: name.into(), recent_gpu_h: 0.0 }
+    }
 }
 
 /// A job waiting to run (new, or requeued after preemption).

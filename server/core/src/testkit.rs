@@ -73,7 +73,7 @@ impl ClusterBuilder {
     /// Adds a group with a training quota of `guaranteed` GPUs of the first model.
     pub fn group(mut self, name: &str, guaranteed: u32) -> Self {
         let group = GroupId(self.snap.groups.len() as u32);
-        self.snap.groups.push(Group { name: name.into() });
+        self.snap.groups.push(Group::named(name));
         self.snap.quotas.push(Quota::guaranteeing(group, ModelId(0), Category::Training, guaranteed));
         self
     }

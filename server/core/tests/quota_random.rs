@@ -65,7 +65,7 @@ fn random_snapshot(rng: &mut Rng) -> Snapshot {
     }
     let groups = 1 + rng.below(3) as u32;
     for g in 0..groups {
-        snap.groups.push(Group { name: format!("g{g}") });
+        snap.groups.push(Group::named(format!("g{g}")));
         for m in 0..models {
             if rng.chance(85) {
                 let guaranteed = rng.below(9) as u32;

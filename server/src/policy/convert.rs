@@ -7,11 +7,26 @@ use tidepool_core::{Ledger, Reason, Snapshot, Time, Verdict};
 use crate::policy::bindings::types as t;
 
 pub fn context(snap: &Snapshot, now: Time) -> t::Context {
+    let mut guaranteed = vec![0u32; snap.groups.len()];
+    for q in &snap.quotas {
+        if let Some(g) = guaranteed.get_mut(q.group.0 as usize) {
+            *g += q.guaranteed;
+        }
+    }
+    let mut running = vec![0u32; snap.groups.len()];
+    for a in &snap.running {
+        if let Some(g) = running.get_mut(a.group.0 as usize) {
+            *g += a.gpu_count();
+        }
+    }
     t::Context {
         now,
         groups: snap.groups.iter().map(|g| g.name.clone()).collect(),
         models: snap.models.clone(),
         default_time_limit_s: snap.config.default_time_limit_s,
+        group_guaranteed: guaranteed,
+        group_running: running,
+        group_recent_gpu_h: snap.groups.iter().map(|g| g.recent_gpu_h).collect(),
     }
 }
 

@@ -76,7 +76,7 @@ pub fn snapshot(config: &SimConfig, members: &[GroupId]) -> Snapshot {
     for (local, id) in members.iter().enumerate() {
         let spec = &config.groups[id.0 as usize];
         let group = GroupId(local as u32);
-        snap.groups.push(Group { name: spec.name.clone() });
+        snap.groups.push(Group::named(spec.name.clone()));
         let guaranteed = spec.nodes * u32::from(g);
         snap.quotas.push(Quota::guaranteeing(group, ModelId(0), Category::Training, guaranteed));
         if members.len() > 1 && guaranteed > 0 {

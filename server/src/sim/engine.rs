@@ -12,6 +12,9 @@ use tidepool_core::{
     Topology, plan,
 };
 
+/// Half-life of groups' recent usage, as fair-share policies see it.
+const USAGE_HALF_LIFE_S: f64 = 7.0 * 86_400.0;
+
 /// A job as the simulator feeds it: when it arrives and how much work it is.
 #[derive(Clone, Debug)]
 pub struct SimJob {
@@ -49,6 +52,8 @@ pub struct Engine<'a> {
     completions: BinaryHeap<Reverse<(Time, u32, u32)>>,
     retry_at: Option<Time>,
     largest_node: u32,
+    /// When groups' recent usage was last brought up to date.
+    usage_at: Time,
     pub busy_gpu_s: u128,
     pub cycles: u64,
 }
@@ -68,6 +73,7 @@ impl<'a> Engine<'a> {
         let largest_node = snap.nodes.iter().map(|n| u32::from(n.gpus)).max().unwrap_or(0);
         Engine {
             largest_node,
+            usage_at: 0,
             snap,
             policies,
             checkpointing,
@@ -109,7 +115,7 @@ impl<'a> Engine<'a> {
             }
             // Preemptions free GPUs at once in the simulator; plan again at the same instant.
             for _ in 0..8 {
-                self.refresh_checkpoints(now);
+                self.refresh(now);
                 let plan = plan(&self.snap, now, self.policies);
                 self.cycles += 1;
                 let again = !plan.preemptions.is_empty();
@@ -220,13 +226,21 @@ impl<'a> Engine<'a> {
         queued
     }
 
-    /// Keeps each running allocation's last checkpoint current, for the reclaim order.
-    fn refresh_checkpoints(&mut self, now: Time) {
+    /// Keeps each running allocation's last checkpoint current (for the reclaim order) and
+    /// each group's decayed recent usage (for fair-share policies).
+    fn refresh(&mut self, now: Time) {
+        let elapsed = (now - self.usage_at).max(0) as f64;
+        let decay = 0.5f64.powf(elapsed / USAGE_HALF_LIFE_S);
+        for g in &mut self.snap.groups {
+            g.recent_gpu_h *= decay;
+        }
         for a in &mut self.snap.running {
             let live = &self.live[a.job.0 as usize];
-            a.last_checkpoint_at =
-                self.checkpointing.last_checkpoint_at(live.segment_start, now, live.resumed);
+            a.last_checkpoint_at = self.checkpointing.last_checkpoint_at(live.segment_start, now, live.resumed);
+            // Allocations only change at events, so usage since the last one is exact.
+            self.snap.groups[a.group.0 as usize].recent_gpu_h += f64::from(a.gpu_count()) * elapsed / 3600.0;
         }
+        self.usage_at = now;
     }
 
     pub fn jobs(&self) -> &[SimJob] {
