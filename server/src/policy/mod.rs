@@ -8,6 +8,7 @@ pub mod call;
 pub mod conformance;
 mod convert;
 pub mod host;
+pub mod registry;
 pub mod runtime;
 pub mod select;
 pub mod shadow;

@@ -236,7 +236,8 @@ impl<'a> Engine<'a> {
         }
         for a in &mut self.snap.running {
             let live = &self.live[a.job.0 as usize];
-            a.last_checkpoint_at = self.checkpointing.last_checkpoint_at(live.segment_start, now, live.resumed);
+            a.last_checkpoint_at =
+                self.checkpointing.last_checkpoint_at(live.segment_start, now, live.resumed);
             // Allocations only change at events, so usage since the last one is exact.
             self.snap.groups[a.group.0 as usize].recent_gpu_h += f64::from(a.gpu_count()) * elapsed / 3600.0;
         }

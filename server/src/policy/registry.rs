@@ -1,0 +1,270 @@
+//! Policy versions and their life: uploaded → validated → shadow | canary(groups) →
+//! active → retired (A3, O1, B2). Versions are content-addressed (sha256) and carry their
+//! author and change note; every transition is kept with who made it and why. Promotion
+//! takes two people: one asks, a different one approves. Rollback is one call.
+//! The server persists what this holds; the dispatcher's `WasmPolicies` follows it.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use tidepool_core::{GroupId, Time};
+
+use crate::policy::{Kind, Module, Runtime, WasmPolicies, conformance};
+
+/// Where a version is in its life.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "state", rename_all = "kebab-case")]
+pub enum State {
+    /// Failed validation; kept with the reasons, never runs.
+    Rejected { errors: Vec<String> },
+    /// Passed validation (compiles, right world and version, imports nothing,
+    /// conformance vectors pass).
+    Validated,
+    /// Runs beside the active version on every cycle; its differences are recorded.
+    Shadow,
+    /// Decides for these groups only.
+    Canary { groups: Vec<GroupId> },
+    /// Decides for everyone.
+    Active,
+    /// Was active, or was set aside.
+    Retired,
+}
+
+/// One recorded change of state.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Transition {
+    pub to: State,
+    pub by: String,
+    pub at: Time,
+    pub note: String,
+}
+
+/// A policy version.
+#[derive(Clone, Serialize)]
+pub struct Version {
+    pub sha256: String,
+    pub kind: Option<Kind>,
+    pub interface: Option<String>,
+    pub author: String,
+    /// The change that produced this version (A3).
+    pub note: String,
+    pub state: State,
+    /// Who asked for promotion, waiting for a second person's approval (B2).
+    pub promotion_requested_by: Option<String>,
+    pub history: Vec<Transition>,
+    #[serde(skip)]
+    module: Option<Arc<Module>>,
+}
+
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RegistryError {
+    #[error("no policy version {0}")]
+    Unknown(String),
+    #[error("version {sha256} is {state}; {action} needs a validated version")]
+    NotRunnable { sha256: String, state: String, action: &'static str },
+    #[error("promotion of {0} was not requested")]
+    NotRequested(String),
+    #[error("{0} asked for this promotion; a second person must approve it")]
+    SamePerson(String),
+    #[error("no earlier {0} version to roll back to")]
+    NothingToRollBack(&'static str),
+}
+
+/// All versions, and the dispatcher's policies that follow the registry's decisions.
+pub struct Registry {
+    runtime: Arc<Runtime>,
+    policies: Arc<WasmPolicies>,
+    versions: Vec<Version>,
+}
+
+fn state_name(s: &State) -> String {
+    match s {
+        State::Rejected { .. } => "rejected",
+        State::Validated => "validated",
+        State::Shadow => "in shadow",
+        State::Canary { .. } => "in canary",
+        State::Active => "active",
+        State::Retired => "retired",
+    }
+    .into()
+}
+
+impl Registry {
+    pub fn new(runtime: Arc<Runtime>, policies: Arc<WasmPolicies>) -> Registry {
+        Registry { runtime, policies, versions: Vec::new() }
+    }
+
+    pub fn versions(&self) -> &[Version] {
+        &self.versions
+    }
+
+    pub fn get(&self, sha256: &str) -> Option<&Version> {
+        self.versions.iter().find(|v| v.sha256 == sha256)
+    }
+
+    /// Adds a version (or returns the one with the same content) and validates it.
+    pub fn upload(&mut self, bytes: &[u8], author: &str, note: &str, now: Time) -> &Version {
+        let sha256 = crate::policy::runtime::sha256_hex(bytes);
+        if let Some(i) = self.versions.iter().position(|v| v.sha256 == sha256) {
+            return &self.versions[i];
+        }
+        let (state, module) = match self.runtime.load(bytes) {
+            Ok(module) => match conformance::run(&self.runtime, &module) {
+                errors if errors.is_empty() => (State::Validated, Some(module)),
+                errors => (State::Rejected { errors }, None),
+            },
+            Err(errors) => (State::Rejected { errors }, None),
+        };
+        let history =
+            vec![Transition { to: state.clone(), by: author.into(), at: now, note: "uploaded".into() }];
+        self.versions.push(Version {
+            sha256,
+            kind: module.as_ref().map(|m| m.kind),
+            interface: module.as_ref().map(|m| m.interface.clone()),
+            author: author.into(),
+            note: note.into(),
+            state,
+            promotion_requested_by: None,
+            history,
+            module,
+        });
+        self.versions.last().expect("just pushed")
+    }
+
+    fn index(&self, sha256: &str) -> Result<usize, RegistryError> {
+        self.versions
+            .iter()
+            .position(|v| v.sha256 == sha256)
+            .ok_or_else(|| RegistryError::Unknown(sha256.into()))
+    }
+
+    fn runnable(&self, i: usize, action: &'static str) -> Result<Arc<Module>, RegistryError> {
+        let v = &self.versions[i];
+        match (&v.state, &v.module) {
+            (State::Rejected { .. }, _) | (_, None) => Err(RegistryError::NotRunnable {
+                sha256: v.sha256.clone(),
+                state: state_name(&v.state),
+                action,
+            }),
+            (_, Some(m)) => Ok(m.clone()),
+        }
+    }
+
+    fn move_to(&mut self, i: usize, to: State, by: &str, at: Time, note: &str) {
+        let v = &mut self.versions[i];
+        v.state = to.clone();
+        v.history.push(Transition { to, by: by.into(), at, note: note.into() });
+    }
+
+    /// Sets aside any other version of `kind` in `state` (one shadow, one canary per kind).
+    fn demote_others(&mut self, kind: Kind, same: impl Fn(&State) -> bool, keep: usize, by: &str, at: Time) {
+        let others: Vec<usize> = (0..self.versions.len())
+            .filter(|&j| j != keep && self.versions[j].kind == Some(kind) && same(&self.versions[j].state))
+            .collect();
+        for j in others {
+            self.move_to(j, State::Validated, by, at, "replaced");
+        }
+    }
+
+    pub fn shadow(&mut self, sha256: &str, by: &str, at: Time) -> Result<(), RegistryError> {
+        let i = self.index(sha256)?;
+        let module = self.runnable(i, "shadow")?;
+        self.demote_others(module.kind, |s| *s == State::Shadow, i, by, at);
+        self.policies.set_shadow(module.kind, Some(module));
+        self.move_to(i, State::Shadow, by, at, "shadow beside the active version");
+        Ok(())
+    }
+
+    pub fn canary(
+        &mut self,
+        sha256: &str,
+        groups: Vec<GroupId>,
+        by: &str,
+        at: Time,
+    ) -> Result<(), RegistryError> {
+        let i = self.index(sha256)?;
+        let module = self.runnable(i, "canary")?;
+        self.demote_others(module.kind, |s| matches!(s, State::Canary { .. }), i, by, at);
+        self.policies.set_canary(module.kind, Some((module, groups.clone())));
+        self.move_to(i, State::Canary { groups }, by, at, "canary for chosen groups");
+        Ok(())
+    }
+
+    /// First step of promotion: someone asks.
+    pub fn request_promotion(&mut self, sha256: &str, by: &str) -> Result<(), RegistryError> {
+        let i = self.index(sha256)?;
+        self.runnable(i, "promotion")?;
+        self.versions[i].promotion_requested_by = Some(by.into());
+        Ok(())
+    }
+
+    /// Second step: a different person approves, and the version becomes active.
+    pub fn approve_promotion(
+        &mut self,
+        sha256: &str,
+        by: &str,
+        at: Time,
+        note: &str,
+    ) -> Result<(), RegistryError> {
+        let i = self.index(sha256)?;
+        let module = self.runnable(i, "promotion")?;
+        match &self.versions[i].promotion_requested_by {
+            None => return Err(RegistryError::NotRequested(sha256.into())),
+            Some(asker) if asker == by => return Err(RegistryError::SamePerson(asker.clone())),
+            Some(_) => {}
+        }
+        let kind = module.kind;
+        // The version it replaces stays the dispatcher's fallback and rollback target.
+        self.demote_to_retired(kind, i, by, at, "replaced by a newer version");
+        if matches!(self.versions[i].state, State::Shadow) {
+            self.policies.set_shadow(kind, None);
+        }
+        if matches!(self.versions[i].state, State::Canary { .. }) {
+            self.policies.set_canary(kind, None);
+        }
+        self.policies.activate(module);
+        self.versions[i].promotion_requested_by = None;
+        self.move_to(i, State::Active, by, at, note);
+        Ok(())
+    }
+
+    fn demote_to_retired(&mut self, kind: Kind, keep: usize, by: &str, at: Time, note: &str) {
+        let active: Vec<usize> = (0..self.versions.len())
+            .filter(|&j| {
+                j != keep && self.versions[j].kind == Some(kind) && self.versions[j].state == State::Active
+            })
+            .collect();
+        for j in active {
+            self.move_to(j, State::Retired, by, at, note);
+        }
+    }
+
+    /// Back to the version active before the current one, in one call.
+    pub fn rollback(&mut self, kind: Kind, by: &str, at: Time, note: &str) -> Result<(), RegistryError> {
+        let current = self.versions.iter().position(|v| v.kind == Some(kind) && v.state == State::Active);
+        // The most recently retired version that was once active.
+        let previous = (0..self.versions.len())
+            .filter(|&j| {
+                let v = &self.versions[j];
+                v.kind == Some(kind)
+                    && v.state == State::Retired
+                    && v.history.iter().any(|t| t.to == State::Active)
+            })
+            .max_by_key(|&j| self.versions[j].history.last().map_or(0, |t| t.at));
+        let Some(previous) = previous else { return Err(RegistryError::NothingToRollBack(kind.name())) };
+        if let Some(c) = current {
+            self.move_to(c, State::Retired, by, at, note);
+        }
+        let module = self.runnable(previous, "rollback")?;
+        self.policies.activate(module);
+        self.move_to(previous, State::Active, by, at, note);
+        Ok(())
+    }
+
+    /// The versions of a kind, newest first, with their transitions (A3).
+    pub fn history(&self, kind: Kind) -> Vec<&Version> {
+        let mut v: Vec<&Version> = self.versions.iter().filter(|v| v.kind == Some(kind)).collect();
+        v.reverse();
+        v
+    }
+}
