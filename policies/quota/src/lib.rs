@@ -10,9 +10,18 @@ use tidepool_policy_sdk::quota::{
 struct DefaultQuota;
 
 impl Guest for DefaultQuota {
-    fn decide(ctx: Context, jobs: Jobs, quotas: Vec<Quota>, loans: Vec<Loan>) -> Result<Decisions, String> {
+    fn decide(
+        ctx: Context,
+        jobs: Jobs,
+        order: Vec<u32>,
+        quotas: Vec<Quota>,
+        loans: Vec<Loan>,
+    ) -> Result<Decisions, String> {
+        if order.iter().any(|&i| i as usize >= jobs.id.len()) {
+            return Err("order names a job that is not in the batch".into());
+        }
         let ledger = ledger(&ctx, &quotas, &loans);
-        Ok(decisions(NativeQuota.decide(&asks(&ctx, &jobs), ctx.models.len(), &ledger)))
+        Ok(decisions(NativeQuota.decide(&asks(&ctx, &jobs, &order), ctx.models.len(), &ledger)))
     }
 }
 

@@ -58,11 +58,14 @@ pub fn ledger(ctx: &Context, quotas: &[Quota], loans: &[Loan]) -> c::Ledger {
     c::Ledger::from_usage(ctx.groups.len(), ctx.models.len(), &rows, &usage, &active, &loan_used)
 }
 
-/// Each job's ask (group, model, category, GPUs) and what its run may cost in GPU-hours
-/// (its limit, or the default, times its GPUs): what the core's quota rule reads.
-pub fn asks(ctx: &Context, jobs: &Jobs) -> Vec<(c::Ask, f64)> {
-    (0..jobs.id.len())
-        .map(|i| {
+/// The ask (group, model, category, GPUs) of each job of `order`, and what its run may
+/// cost in GPU-hours (its limit, or the default, times its GPUs): what the core's quota
+/// rule reads.
+pub fn asks(ctx: &Context, jobs: &Jobs, order: &[u32]) -> Vec<(c::Ask, f64)> {
+    order
+        .iter()
+        .map(|&i| {
+            let i = i as usize;
             let ask = c::Ask {
                 group: c::GroupId(jobs.group[i]),
                 model: c::ModelId(jobs.model[i] as u16),
@@ -76,8 +79,8 @@ pub fn asks(ctx: &Context, jobs: &Jobs) -> Vec<(c::Ask, f64)> {
         .collect()
 }
 
-/// A snapshot holding the batch as its queue, in the order given, and the ledger: for
-/// policies that want whole jobs.
+/// A snapshot holding the batch as its queue, in the columns' order, and the ledger: for
+/// policies that want whole jobs (index it with `order`).
 pub fn batch(ctx: &Context, jobs: &Jobs, quotas: &[Quota], loans: &[Loan]) -> (c::Snapshot, c::Ledger) {
     let snap = c::Snapshot {
         models: ctx.models.clone(),

@@ -91,15 +91,17 @@ impl Runtime {
         m: &Module,
         ctx: &t::Context,
         jobs: &t::Jobs,
+        order: &[u32],
         quotas: &[t::Quota],
         loans: &[t::Loan],
     ) -> Result<Vec<tidepool_core::Verdict>, Fault> {
         let Pre::Quota(pre) = &m.pre else { return Err(Fault::WrongKind) };
         let mut store = self.store();
         let bindings = pre.instantiate(&mut store).map_err(classify)?;
-        let decisions =
-            answer(bindings.tidepool_policy_quota().call_decide(&mut store, ctx, jobs, quotas, loans))?;
-        crate::policy::convert::verdicts(decisions, jobs.id.len(), loans).map_err(Fault::Malformed)
+        let decisions = answer(
+            bindings.tidepool_policy_quota().call_decide(&mut store, ctx, jobs, order, quotas, loans),
+        )?;
+        crate::policy::convert::verdicts(decisions, order.len(), loans).map_err(Fault::Malformed)
     }
 
     pub fn reclaim(

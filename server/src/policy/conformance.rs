@@ -97,9 +97,10 @@ fn answer(runtime: &Runtime, module: &Module, snap: &Snapshot) -> Result<String,
             let ledger = snap.ledger(NOW);
             let jobs = convert::jobs(snap.pending.iter());
             let (quotas, loans) = convert::quotas_and_loans(snap, &ledger);
-            let verdicts = runtime.quota(module, &ctx, &jobs, &quotas, &loans).map_err(fault)?;
+            let order: Vec<u32> = (0..jobs.id.len() as u32).rev().collect();
+            let verdicts = runtime.quota(module, &ctx, &jobs, &order, &quotas, &loans).map_err(fault)?;
             let mut check = ledger.clone();
-            for (job, verdict) in snap.pending.iter().zip(&verdicts) {
+            for (job, verdict) in order.iter().map(|&i| &snap.pending[i as usize]).zip(&verdicts) {
                 if let tidepool_core::Verdict::Admit { borrowed } = verdict {
                     let expected = f64::from(job.gpus) * snap.time_limit_s(job) as f64 / 3600.0;
                     check.admit(job, borrowed, expected).map_err(|r| {

@@ -50,8 +50,30 @@ pub struct WasmPolicies {
     slots: Mutex<[Slot; 3]>,
     events: Mutex<VecDeque<PolicyEvent>>,
     native: NativePolicies,
-    /// Columns reused from cycle to cycle (fresh multi-megabyte buffers page-fault).
-    scratch: Mutex<(t::Jobs, t::Allocations)>,
+    scratch: Mutex<Scratch>,
+}
+
+/// A cycle's marshalled inputs. The columns are reused from cycle to cycle (fresh
+/// multi-megabyte buffers page-fault); between `begin_cycle` and `end_cycle` the queue
+/// and the context are converted once and shared by the priority and quota calls.
+struct Scratch {
+    prepared: Option<t::Context>,
+    jobs: t::Jobs,
+    allocations: t::Allocations,
+}
+
+impl Scratch {
+    /// The context and the queue (in snapshot order) for `snap`: prepared, or made now.
+    fn inputs(&mut self, snap: &Snapshot, now: Time) -> (t::Context, &t::Jobs) {
+        let ctx = match &self.prepared {
+            Some(ctx) => ctx.clone(),
+            None => {
+                convert::jobs_into(&mut self.jobs, snap.pending.iter());
+                convert::context(snap, now)
+            }
+        };
+        (ctx, &self.jobs)
+    }
 }
 
 fn index(kind: Kind) -> usize {
@@ -66,8 +88,16 @@ impl WasmPolicies {
             slots: Mutex::default(),
             events: Mutex::default(),
             native: NativePolicies::default(),
-            scratch: Mutex::new((convert::empty_jobs(), convert::empty_allocations())),
+            scratch: Mutex::new(Scratch {
+                prepared: None,
+                jobs: convert::empty_jobs(),
+                allocations: convert::empty_allocations(),
+            }),
         }
+    }
+
+    fn scratch(&self) -> std::sync::MutexGuard<'_, Scratch> {
+        self.scratch.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn slots(&self) -> std::sync::MutexGuard<'_, [Slot; 3]> {
@@ -201,10 +231,8 @@ impl WasmPolicies {
 
 impl Policies for WasmPolicies {
     fn priority(&self, snap: &Snapshot, now: Time) -> Vec<i64> {
-        let ctx = convert::context(snap, now);
-        let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
-        convert::jobs_into(&mut scratch.0, snap.pending.iter());
-        let jobs = &scratch.0;
+        let mut scratch = self.scratch();
+        let (ctx, jobs) = scratch.inputs(snap, now);
         let call = |m: &Module| self.runtime.priority(m, &ctx, jobs);
         let mut scores =
             self.answer(Kind::Priority, now, call).unwrap_or_else(|| self.native.priority(snap, now));
@@ -222,12 +250,10 @@ impl Policies for WasmPolicies {
     }
 
     fn quota(&self, snap: &Snapshot, now: Time, order: &[u32], ledger: &Ledger) -> Vec<Verdict> {
-        let ctx = convert::context(snap, now);
-        let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
-        convert::jobs_into(&mut scratch.0, order.iter().map(|&i| &snap.pending[i as usize]));
-        let jobs = &scratch.0;
+        let mut scratch = self.scratch();
+        let (ctx, jobs) = scratch.inputs(snap, now);
         let (quotas, loans) = convert::quotas_and_loans(snap, ledger);
-        let call = |m: &Module| self.runtime.quota(m, &ctx, jobs, &quotas, &loans);
+        let call = |m: &Module| self.runtime.quota(m, &ctx, jobs, order, &quotas, &loans);
         let mut verdicts = self
             .answer(Kind::Quota, now, call)
             .unwrap_or_else(|| self.native.quota(snap, now, order, ledger));
@@ -245,10 +271,10 @@ impl Policies for WasmPolicies {
     }
 
     fn reclaim(&self, snap: &Snapshot, now: Time) -> Vec<i64> {
-        let ctx = convert::context(snap, now);
-        let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
-        convert::allocations_into(&mut scratch.1, &snap.running, now);
-        let allocations = &scratch.1;
+        let mut scratch = self.scratch();
+        let ctx = scratch.prepared.clone().unwrap_or_else(|| convert::context(snap, now));
+        convert::allocations_into(&mut scratch.allocations, &snap.running, now);
+        let allocations = &scratch.allocations;
         let call = |m: &Module| self.runtime.reclaim(m, &ctx, allocations);
         let mut scores =
             self.answer(Kind::Reclaim, now, call).unwrap_or_else(|| self.native.reclaim(snap, now));
@@ -263,6 +289,16 @@ impl Policies for WasmPolicies {
         }
         self.shadow(Kind::Reclaim, now, call, |theirs| shadow::reclaim(&scores, theirs));
         scores
+    }
+
+    fn begin_cycle(&self, snap: &Snapshot, now: Time) {
+        let mut scratch = self.scratch();
+        convert::jobs_into(&mut scratch.jobs, snap.pending.iter());
+        scratch.prepared = Some(convert::context(snap, now));
+    }
+
+    fn end_cycle(&self) {
+        self.scratch().prepared = None;
     }
 
     fn version(&self) -> String {

@@ -54,6 +54,7 @@ pub fn plan(snap: &Snapshot, now: Time, policies: &dyn Policies) -> Plan {
     };
 
     // 2. Priority.
+    policies.begin_cycle(snap, now);
     let order = priority_order(snap, now, policies, &mut out.policy_faults);
 
     // 3. Quota, for the jobs that could ever run: a job that can never fit the pool
@@ -131,6 +132,7 @@ pub fn plan(snap: &Snapshot, now: Time, policies: &dyn Policies) -> Plan {
     // 5. Preemption.
     let step = preemption::Step { snap, now, policies, caps: &caps, withheld: &withheld };
     step.run(&mut free, blocked, &mut out);
+    policies.end_cycle();
     out.holds.sort_unstable_by_key(|h| h.position);
     out
 }

@@ -42,4 +42,13 @@ pub trait Policies {
 
     /// Names the versions deciding, for dispatch receipts (D3).
     fn version(&self) -> String;
+
+    /// Called by `plan()` before the other methods, with the snapshot all of them will
+    /// see: an implementation may prepare once what its calls share (the WASM host
+    /// marshals the queue once per cycle, not once per call).
+    fn begin_cycle(&self, _snapshot: &Snapshot, _now: Time) {}
+
+    /// Called by `plan()` when the cycle is done: whatever `begin_cycle` prepared is
+    /// stale from here on.
+    fn end_cycle(&self) {}
 }

@@ -72,10 +72,13 @@ impl NativeQuota {
     /// GPU-hours (for the budget). `models` is the number of GPU models.
     pub fn decide(&self, asks: &[(Ask, f64)], models: usize, ledger: &Ledger) -> Vec<Verdict> {
         let mut ledger = ledger.clone();
-        let mut verdicts: Vec<Option<Verdict>> = vec![None; asks.len()];
+        // Filled in place (no second vector): `decided` marks the first pass's answers.
+        let mut verdicts: Vec<Verdict> = vec![Verdict::Hold(Reason::NoQuota); asks.len()];
+        let mut decided = vec![false; asks.len()];
         for (k, (ask, cost)) in asks.iter().enumerate() {
             if ledger.own_headroom(ask).is_some_and(|h| h >= ask.gpus) {
-                verdicts[k] = Some(admit(&mut ledger, ask, *cost, Vec::new()));
+                verdicts[k] = admit(&mut ledger, ask, *cost, Vec::new());
+                decided[k] = true;
             }
         }
         // What all loans of a model could still lend is an upper bound on what any job can
@@ -83,7 +86,7 @@ impl NativeQuota {
         // and the bound is recounted only after a job actually borrows.
         let mut lendable: Vec<Option<u32>> = vec![None; models];
         for (k, (ask, cost)) in asks.iter().enumerate() {
-            if verdicts[k].is_some() {
+            if decided[k] {
                 continue;
             }
             let m = ask.model.0 as usize;
@@ -101,9 +104,9 @@ impl NativeQuota {
                 }
                 v
             };
-            verdicts[k] = Some(verdict);
+            verdicts[k] = verdict;
         }
-        verdicts.into_iter().map(|v| v.expect("both passes decide every job")).collect()
+        verdicts
     }
 }
 
