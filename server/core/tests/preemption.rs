@@ -250,3 +250,26 @@ fn critical_work_over_quota_makes_its_own_lower_classes_yield() {
         assert_eq!(reason(&plan, 1), &Reason::AwaitingPreemption { victims: victims.len() as u32 }, "{rule}");
     }
 }
+
+// B1: lent capacity comes back from the lender's own borrowers first, even when the
+// reclaim order would rather stop another lender's borrower.
+#[test]
+fn a_lender_takes_back_from_its_own_borrowers_first() {
+    // Groups a (0) and c (2) lend to b (1); b runs one job on each loan, on one node each.
+    let snap = pool()
+        .nodes(2, 8)
+        .group("a", 8)
+        .group("b", 0)
+        .group("c", 8)
+        .loan(1, 0, Some(1), 8)
+        .loan(3, 2, Some(1), 8)
+        // On a's loan: 1000 s of work at risk, so the reclaim order would spare it.
+        .running(alloc(10).group(1).on(0, 0xFF).started(0).borrowed(1, 8))
+        // On c's loan: checkpointed a second ago, the reclaim order's first choice.
+        .running(alloc(30).group(1).on(1, 0xFF).started(500).checkpoint(999).borrowed(3, 8))
+        .pending(job(1).gpus(8))
+        .build();
+    let plan = run(&snap, 1000);
+    assert_eq!(preempted(&plan), vec![10], "a reclaims from the job on its own loan: {plan:#?}");
+    assert_eq!(preemption(&plan, 10).reason, PreemptReason::ReturnToLender { for_job: JobId(1) });
+}

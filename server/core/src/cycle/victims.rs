@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use crate::cycle::free::FreeMap;
 use crate::cycle::placement::{Shape, gang, pick_in_node};
-use crate::model::{Allocation, Job, NodeId, PriorityClass, Slot, Time, Topology};
+use crate::model::{Allocation, Job, LoanId, NodeId, PriorityClass, Slot, Time, Topology};
 use crate::reason::PreemptReason;
 use crate::snapshot::Snapshot;
 
@@ -73,7 +73,8 @@ pub(crate) struct Choice {
 
 /// Picks the fewest, cheapest victims that make `job` placeable (and, for a critical
 /// job over quota, bring its group back under its guarantee), scanning candidates in
-/// policy order. `Err(Some(t))`: more victims exist but are protected until `t`.
+/// policy order. A lender takes its GPUs back from its own borrowers first, then from
+/// other borrowers. `Err(Some(t))`: more victims exist but are protected until `t`.
 pub(crate) fn choose(
     snap: &Snapshot,
     free: &FreeMap,
@@ -82,6 +83,31 @@ pub(crate) fn choose(
     claim: Claim,
     now: Time,
     largest_node: u32,
+) -> Result<Choice, Option<Time>> {
+    if claim == Claim::Guarantee {
+        let own_loans: Vec<LoanId> =
+            snap.loans.iter().filter(|l| l.lender == job.group).map(|l| l.id).collect();
+        let borrows_ours = |a: &Allocation| a.borrowed.iter().any(|b| own_loans.contains(&b.loan));
+        if !own_loans.is_empty()
+            && let Ok(choice) = scan(snap, free, candidates, job, claim, now, largest_node, borrows_ours)
+        {
+            return Ok(choice);
+        }
+    }
+    scan(snap, free, candidates, job, claim, now, largest_node, |_| true)
+}
+
+/// One pass of [`choose`] over the candidates `only` admits.
+#[allow(clippy::too_many_arguments)]
+fn scan(
+    snap: &Snapshot,
+    free: &FreeMap,
+    candidates: &mut Candidates,
+    job: &Job,
+    claim: Claim,
+    now: Time,
+    largest_node: u32,
+    only: impl Fn(&Allocation) -> bool,
 ) -> Result<Choice, Option<Time>> {
     let search = Search { snap, free, shape: Shape::of(job), claim };
     let shortfall = match claim {
@@ -101,6 +127,9 @@ pub(crate) fn choose(
             continue;
         }
         let victim = &snap.running[i as usize];
+        if !only(victim) {
+            continue;
+        }
         let Some(reason) = entitlement(job, claim, victim) else { continue };
         if victim.started_at + min_runtime > now {
             let until = victim.started_at + min_runtime;
