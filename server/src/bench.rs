@@ -138,20 +138,30 @@ struct Timing {
     plan: Plan,
 }
 
-/// Times `cycles` runs of plan() on the same snapshot.
-fn time(snap: &Snapshot, policies: &dyn Policies, cycles: u32) -> Timing {
+/// Times `cycles` runs of plan() on the same snapshot for each policy set, alternating
+/// between them cycle by cycle so both see the same machine (caches, frequency, other load).
+fn time(snap: &Snapshot, sets: &[&dyn Policies], cycles: u32) -> Vec<Timing> {
     let now = 2 * 86_400;
-    // One untimed cycle first: module compilation and caches are not the cycle's cost.
-    let mut plan_out = plan(snap, now, policies);
-    let mut times = Vec::with_capacity(cycles as usize);
+    // One untimed cycle each first: module compilation and warm-up are not the cycle's cost.
+    let mut plans: Vec<Plan> = sets.iter().map(|p| plan(snap, now, *p)).collect();
+    let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(cycles as usize); sets.len()];
     for _ in 0..cycles {
-        let start = Instant::now();
-        plan_out = plan(snap, now, policies);
-        times.push(start.elapsed());
+        for (k, p) in sets.iter().enumerate() {
+            let start = Instant::now();
+            let out = plan(snap, now, *p);
+            times[k].push(start.elapsed());
+            plans[k] = out;
+        }
     }
-    times.sort_unstable();
-    let p99 = times[((times.len() as f64 * 0.99).ceil() as usize).clamp(1, times.len()) - 1];
-    Timing { median: times[times.len() / 2], p99, min: times[0], plan: plan_out }
+    times
+        .into_iter()
+        .zip(plans)
+        .map(|(mut t, plan)| {
+            t.sort_unstable();
+            let p99 = t[((t.len() as f64 * 0.99).ceil() as usize).clamp(1, t.len()) - 1];
+            Timing { median: t[t.len() / 2], p99, min: t[0], plan }
+        })
+        .collect()
 }
 
 /// Runs the benchmark and renders its figures.
@@ -162,8 +172,14 @@ pub fn cycle(args: &BenchCycleArgs) -> Result<String, String> {
     let snap = synthetic(args.nodes, args.gpus_per_node, args.pending, args.groups, args.busy, 42);
     let files = args.modules.files(false);
     let policies = files.load(NativePolicies::default())?;
-    let t = time(&snap, policies.as_ref(), args.cycles);
-    let native = (!files.is_empty()).then(|| time(&snap, &NativePolicies::default(), args.cycles));
+    let builtin = NativePolicies::default();
+    let mut timings = if files.is_empty() {
+        time(&snap, &[policies.as_ref()], args.cycles)
+    } else {
+        time(&snap, &[policies.as_ref(), &builtin], args.cycles)
+    };
+    let native = (timings.len() == 2).then(|| timings.remove(1));
+    let t = timings.remove(0);
     let comparable = |p: &Plan| (p.placements.clone(), p.preemptions.clone(), p.holds.clone());
     let report = CycleReport {
         policies: if files.is_empty() { "native" } else { "wasm" },
