@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs Tidepool's whole test suite on a fresh clone: checks formatting and lints, then
 # every test (unit, simulator acceptance on the Philly trace, command line, the policy
-# sandbox with real compiled modules).
+# sandbox with real compiled modules, the API on SQLite and on a PostgreSQL server it
+# starts itself).
 # Installs nothing by hand: everything it needs is fetched or built here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +28,10 @@ echo "== format"
 cargo fmt --all -- --check
 echo "== lints"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "== PostgreSQL for the API tests"
+eval "$(tests/postgres.sh start)"
+trap 'tests/postgres.sh stop "$TIDEPOOL_PGDIR"' EXIT
+
 echo "== tests"
 cargo test --workspace --locked
 echo "== all tests passed"

@@ -21,6 +21,8 @@ pub enum Format {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Serve the API (and later the web app) with the dispatcher.
+    Serve(ServeArgs),
     /// Replay a job trace through the dispatcher on a virtual clock.
     Simulate(SimulateArgs),
     /// Build, check and test policy modules.
@@ -33,6 +35,22 @@ pub enum Command {
         #[command(subcommand)]
         what: BenchCommand,
     },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// `sqlite:FILE` or `postgres://…`; default: a SQLite file in the data folder.
+    #[arg(long)]
+    pub database_url: Option<String>,
+    /// Where the SQLite file and the token secret live.
+    #[arg(long, default_value = "data")]
+    pub data_dir: PathBuf,
+    /// Do not seed the demo organisation.
+    #[arg(long)]
+    pub no_demo: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -5,11 +5,17 @@
 pub mod bench;
 /// Command-line flags of every subcommand.
 pub mod cli;
+/// The HTTP API (axum): routes, auth, the error shape.
+pub mod http;
 /// The WebAssembly policy host (wasmtime): sandbox, fallbacks, versions.
 pub mod policy;
 /// `tidepool policy …`: build, check and test modules.
 pub mod policy_cmd;
+/// `tidepool serve`: store, initial admin, demo, HTTP.
+pub mod serve;
 /// The trace simulator: event loop, cluster set-up, inputs and report.
 pub mod sim;
 /// `tidepool simulate`: flags to a simulation report.
 pub mod simulate;
+/// Durable records: SQLite or PostgreSQL through sqlx.
+pub mod store;

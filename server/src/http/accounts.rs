@@ -1,0 +1,104 @@
+//! Signing in, the signed-in user, and groups.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sqlx::Row;
+
+use crate::http::auth::{self, ACCESS_TTL_S, Caller};
+use crate::http::{ApiError, AppJson, AppState};
+use crate::store::users::{Role, User};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Login {
+    username: String,
+    password: String,
+}
+
+#[derive(Serialize)]
+pub struct Tokens {
+    access_token: String,
+    refresh_token: String,
+    token_type: &'static str,
+    expires_in: i64,
+    user: User,
+}
+
+fn tokens(state: &AppState, user: User) -> Result<Json<Tokens>, ApiError> {
+    let now = state.now();
+    Ok(Json(Tokens {
+        access_token: auth::issue(&state.keys, &user, "access", now)?,
+        refresh_token: auth::issue(&state.keys, &user, "refresh", now)?,
+        token_type: "Bearer",
+        expires_in: ACCESS_TTL_S,
+        user,
+    }))
+}
+
+pub async fn login(
+    State(state): State<AppState>,
+    AppJson(body): AppJson<Login>,
+) -> Result<Json<Tokens>, ApiError> {
+    if body.username.len() > 200 || body.password.len() > 1000 {
+        return Err(ApiError::Unprocessable("username or password too long".into()));
+    }
+    let user = state.store.authenticate(&body.username, &body.password).await?;
+    let user = user.ok_or_else(|| ApiError::Unauthorized("wrong username or password".into()))?;
+    tokens(&state, user)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Refresh {
+    refresh_token: String,
+}
+
+pub async fn refresh(
+    State(state): State<AppState>,
+    AppJson(body): AppJson<Refresh>,
+) -> Result<Json<Tokens>, ApiError> {
+    let claims = auth::verify(&state.keys, &body.refresh_token, "refresh", state.now())?;
+    let user = state.store.user(claims.sub).await?;
+    tokens(&state, user.ok_or_else(|| ApiError::Unauthorized("the account no longer exists".into()))?)
+}
+
+pub async fn me(Caller(user): Caller) -> Json<User> {
+    Json(user)
+}
+
+pub async fn groups(State(state): State<AppState>, _caller: Caller) -> Result<Json<Value>, ApiError> {
+    let rows = sqlx::query("SELECT id, name FROM groups ORDER BY name").fetch_all(&state.store.pool).await?;
+    let groups: Vec<Value> = rows
+        .iter()
+        .map(|r| Ok(json!({ "id": r.try_get::<i64, _>(0)?, "name": r.try_get::<String, _>(1)? })))
+        .collect::<Result<_, sqlx::Error>>()?;
+    Ok(Json(json!({ "groups": groups })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewGroup {
+    name: String,
+}
+
+pub async fn create_group(
+    State(state): State<AppState>,
+    Caller(user): Caller,
+    AppJson(body): AppJson<NewGroup>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    if user.role != Role::Admin {
+        return Err(ApiError::Forbidden("only an admin creates groups".into()));
+    }
+    let name = body.name.trim();
+    if name.is_empty()
+        || name.len() > 64
+        || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(ApiError::Unprocessable("a group name is 1-64 letters, digits, '-' or '_'".into()));
+    }
+    let id = state.store.create_group(name, state.now()).await?;
+    Ok((StatusCode::CREATED, Json(json!({ "id": id, "name": name }))))
+}

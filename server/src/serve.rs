@@ -1,0 +1,64 @@
+//! `tidepool serve`: config → store (migrated) → initial admin and demo → HTTP.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::cli::ServeArgs;
+use crate::http::{AppState, app, auth::Keys};
+use crate::store::{Store, bootstrap_admin, seed_demo, users::random_b64};
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}
+
+/// The token secret: `TIDEPOOL_SECRET`, else one kept in the data folder (made once), so
+/// tokens survive a restart.
+fn secret(data_dir: &Path) -> Result<Vec<u8>, String> {
+    if let Ok(s) = std::env::var("TIDEPOOL_SECRET") {
+        return Ok(s.into_bytes());
+    }
+    let path = data_dir.join("secret");
+    if let Ok(s) = std::fs::read(&path) {
+        return Ok(s);
+    }
+    std::fs::create_dir_all(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
+    let s = random_b64(48).into_bytes();
+    std::fs::write(&path, &s).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(s)
+}
+
+pub fn run(args: &ServeArgs) -> Result<String, String> {
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the runtime: {e}"))?;
+    runtime.block_on(serve(args))
+}
+
+async fn serve(args: &ServeArgs) -> Result<String, String> {
+    std::fs::create_dir_all(&args.data_dir).map_err(|e| format!("{}: {e}", args.data_dir.display()))?;
+    let url = args
+        .database_url
+        .clone()
+        .unwrap_or_else(|| format!("sqlite:{}", args.data_dir.join("tidepool.db").display()));
+    let store = Store::open(&url).await.map_err(|e| e.to_string())?;
+    let now = unix_now();
+    let password = std::env::var("TIDEPOOL_ADMIN_PASSWORD").ok();
+    if let Some(generated) = bootstrap_admin(&store, password, now).await.map_err(|e| e.to_string())? {
+        println!("created the initial admin: username `admin`, password `{generated}` (shown once)");
+    }
+    if !args.no_demo && seed_demo(&store, now).await.map_err(|e| e.to_string())? {
+        println!("seeded the demo organisation (users <group>-lead / <group>-dev, password `demo-password`)");
+    }
+    let keys = Keys::new(&secret(&args.data_dir)?)?;
+    let state = AppState { store, keys: Arc::new(keys), clock: Arc::new(unix_now) };
+    let listener = tokio::net::TcpListener::bind(&args.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    println!("Tidepool is serving on http://{addr}");
+    axum::serve(listener, app(state))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .map_err(|e| format!("server: {e}"))?;
+    Ok("stopped".into())
+}

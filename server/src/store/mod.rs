@@ -1,0 +1,69 @@
+//! Durable records (A1): SQLite by default (one file), PostgreSQL in production, chosen
+//! by the database URL. Both go through sqlx's `Any` driver with the same SQL; each
+//! engine has its own migrations folder, kept in step.
+
+mod seed;
+pub mod users;
+
+pub use seed::{bootstrap_admin, seed_demo};
+
+use std::str::FromStr;
+
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::{AnyPool, ConnectOptions};
+
+/// Which engine a URL names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database URL `{0}` is neither sqlite:… nor postgres://…")]
+    UnknownEngine(String),
+    #[error("database: {0}")]
+    Sqlx(#[from] sqlx::Error),
+    #[error("migrations: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+/// The connection pool and which engine it talks to.
+#[derive(Clone)]
+pub struct Store {
+    pub pool: AnyPool,
+    pub engine: Engine,
+}
+
+impl Store {
+    /// Connects (creating a SQLite file if needed) and applies pending migrations.
+    pub async fn open(url: &str) -> Result<Store, StoreError> {
+        sqlx::any::install_default_drivers();
+        let engine = if url.starts_with("sqlite:") {
+            Engine::Sqlite
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Engine::Postgres
+        } else {
+            return Err(StoreError::UnknownEngine(url.into()));
+        };
+        let url = match engine {
+            // Create the file on first use; WAL lets readers run beside the dispatcher's writes.
+            Engine::Sqlite if !url.contains('?') => format!("{url}?mode=rwc"),
+            _ => url.to_string(),
+        };
+        let options = AnyConnectOptions::from_str(&url)?.disable_statement_logging();
+        // SQLite takes one writer at a time: a single connection avoids "database is locked".
+        let max = if engine == Engine::Sqlite { 1 } else { 16 };
+        let pool = AnyPoolOptions::new().max_connections(max).connect_with(options).await?;
+        if engine == Engine::Sqlite {
+            sqlx::query("PRAGMA journal_mode = WAL").execute(&pool).await?;
+            sqlx::query("PRAGMA foreign_keys = ON").execute(&pool).await?;
+        }
+        match engine {
+            Engine::Sqlite => sqlx::migrate!("../migrations/sqlite").run(&pool).await?,
+            Engine::Postgres => sqlx::migrate!("../migrations/postgres").run(&pool).await?,
+        }
+        Ok(Store { pool, engine })
+    }
+}

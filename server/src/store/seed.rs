@@ -1,0 +1,57 @@
+//! First start: the initial admin, and a demo organisation so a newcomer sees something real.
+
+use sqlx::Row;
+
+use crate::store::users::{Role, random_b64};
+use crate::store::{Store, StoreError};
+
+/// Creates the admin `admin` if there is no admin yet. The password comes from
+/// `password` (the environment), else is generated and returned so it can be printed once.
+pub async fn bootstrap_admin(
+    store: &Store,
+    password: Option<String>,
+    now: i64,
+) -> Result<Option<String>, StoreError> {
+    if store.count_admins().await? > 0 {
+        return Ok(None);
+    }
+    let generated = password.is_none();
+    let password = password.unwrap_or_else(|| random_b64(18));
+    store.create_user("admin", &password, Role::Admin, None, now).await?;
+    Ok(generated.then_some(password))
+}
+
+/// Groups, quotas, nodes with fake GPUs and a manager and member per group, once.
+pub async fn seed_demo(store: &Store, now: i64) -> Result<bool, StoreError> {
+    let row = sqlx::query("SELECT COUNT(*) FROM groups").fetch_one(&store.pool).await?;
+    let groups: i64 = row.try_get(0)?;
+    if groups > 0 {
+        return Ok(false);
+    }
+    for (name, guaranteed) in [("vision", 16), ("speech", 8), ("robotics", 8)] {
+        let id = store.create_group(name, now).await?;
+        sqlx::query(
+            "INSERT INTO quotas (group_id, model, category, guaranteed, borrow_limit, lend_limit, budget_gpu_h) \
+             VALUES ($1, 'A100-80G', 'training', $2, NULL, NULL, $3)",
+        )
+        .bind(id)
+        .bind(guaranteed)
+        .bind(f64::from(guaranteed) * 24.0 * 30.0)
+        .execute(&store.pool)
+        .await?;
+        store.create_user(&format!("{name}-lead"), "demo-password", Role::Manager, Some(id), now).await?;
+        store.create_user(&format!("{name}-dev"), "demo-password", Role::Member, Some(id), now).await?;
+    }
+    for (i, pool) in ["east", "east", "west", "west"].iter().enumerate() {
+        sqlx::query(
+            "INSERT INTO nodes (name, pool, model, gpus, nvlink_group, healthy, created_at) \
+             VALUES ($1, $2, 'A100-80G', 8, 4, TRUE, $3)",
+        )
+        .bind(format!("gpu-{pool}-{i}"))
+        .bind(*pool)
+        .bind(now)
+        .execute(&store.pool)
+        .await?;
+    }
+    Ok(true)
+}

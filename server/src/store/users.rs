@@ -1,0 +1,152 @@
+//! Users, groups and passwords.
+
+use argon2::Argon2;
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use serde::Serialize;
+use sqlx::Row;
+
+use crate::store::{Store, StoreError};
+
+/// The three tiers of MISSION Q6.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Admin,
+    Manager,
+    Member,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Admin => "admin",
+            Role::Manager => "manager",
+            Role::Member => "member",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Role> {
+        [Role::Admin, Role::Manager, Role::Member].into_iter().find(|r| r.as_str() == s)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct User {
+    pub id: i64,
+    pub username: String,
+    pub role: Role,
+    pub group_id: Option<i64>,
+}
+
+/// An argon2id hash of `password` with a fresh salt.
+pub fn hash_password(password: &str) -> String {
+    let salt = SaltString::from_b64(&random_b64(16)).expect("valid salt");
+    Argon2::default().hash_password(password.as_bytes(), &salt).expect("argon2 hashes any input").to_string()
+}
+
+pub fn verify_password(password: &str, hash: &str) -> bool {
+    PasswordHash::new(hash).is_ok_and(|h| Argon2::default().verify_password(password.as_bytes(), &h).is_ok())
+}
+
+/// `n` random bytes as unpadded base64, from the operating system's generator.
+pub fn random_b64(n: usize) -> String {
+    let mut bytes = vec![0u8; n];
+    getrandom::fill(&mut bytes).expect("the OS random generator works");
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let v = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..=chunk.len() {
+            out.push(ALPHABET[((v >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+impl Store {
+    pub async fn create_group(&self, name: &str, now: i64) -> Result<i64, StoreError> {
+        let row = sqlx::query("INSERT INTO groups (name, created_at) VALUES ($1, $2) RETURNING id")
+            .bind(name)
+            .bind(now)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(row.try_get(0)?)
+    }
+
+    pub async fn group_id(&self, name: &str) -> Result<Option<i64>, StoreError> {
+        let row = sqlx::query("SELECT id FROM groups WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|r| r.try_get(0)).transpose()?)
+    }
+
+    pub async fn create_user(
+        &self,
+        username: &str,
+        password: &str,
+        role: Role,
+        group_id: Option<i64>,
+        now: i64,
+    ) -> Result<i64, StoreError> {
+        let row = sqlx::query(
+            "INSERT INTO users (username, password_hash, role, group_id, created_at) \
+             VALUES ($1, $2, $3, $4, $5) RETURNING id",
+        )
+        .bind(username)
+        .bind(hash_password(password))
+        .bind(role.as_str())
+        .bind(group_id)
+        .bind(now)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(row.try_get(0)?)
+    }
+
+    /// The user, if the username exists and the password matches.
+    pub async fn authenticate(&self, username: &str, password: &str) -> Result<Option<User>, StoreError> {
+        let row =
+            sqlx::query("SELECT id, username, role, group_id, password_hash FROM users WHERE username = $1")
+                .bind(username)
+                .fetch_optional(&self.pool)
+                .await?;
+        let Some(row) = row else {
+            // Spend the same time as a wrong password, so names cannot be probed by timing.
+            verify_password(
+                password,
+                "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+            );
+            return Ok(None);
+        };
+        let hash: String = row.try_get(4)?;
+        if !verify_password(password, &hash) {
+            return Ok(None);
+        }
+        Ok(Some(user(&row)?))
+    }
+
+    pub async fn user(&self, id: i64) -> Result<Option<User>, StoreError> {
+        let row = sqlx::query("SELECT id, username, role, group_id FROM users WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|r| user(&r)).transpose()?)
+    }
+
+    pub async fn count_admins(&self) -> Result<i64, StoreError> {
+        let row =
+            sqlx::query("SELECT COUNT(*) FROM users WHERE role = 'admin'").fetch_one(&self.pool).await?;
+        Ok(row.try_get(0)?)
+    }
+}
+
+fn user(row: &sqlx::any::AnyRow) -> Result<User, sqlx::Error> {
+    let role: String = row.try_get(2)?;
+    Ok(User {
+        id: row.try_get(0)?,
+        username: row.try_get(1)?,
+        role: Role::parse(&role).ok_or_else(|| sqlx::Error::Decode(format!("unknown role {role}").into()))?,
+        group_id: row.try_get(3)?,
+    })
+}
