@@ -5,6 +5,8 @@
 pub mod bench;
 /// Command-line flags of every subcommand.
 pub mod cli;
+/// The live dispatcher: records → plan() → records, under a leader lease.
+pub mod dispatch;
 /// The HTTP API (axum): routes, auth, the error shape.
 pub mod http;
 /// The WebAssembly policy host (wasmtime): sandbox, fallbacks, versions.

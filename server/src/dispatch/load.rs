@@ -1,0 +1,186 @@
+//! Reading the snapshot a cycle plans on from the records.
+
+use std::collections::BTreeMap;
+
+use sqlx::Row;
+use tidepool_core::*;
+
+use crate::dispatch::DispatchError;
+use crate::store::Store;
+
+// Booleans are read as 0/1 integers: sqlx's Any driver cannot decode SQLite's BOOLEAN.
+
+/// Record ids behind the snapshot's dense indices.
+#[derive(Debug, Default)]
+pub struct Ids {
+    pub groups: Vec<i64>,
+    pub nodes: Vec<i64>,
+    /// Per running entry: its allocation rows (one per node).
+    pub running: Vec<Vec<i64>>,
+}
+
+fn bad(what: &str, value: &str) -> DispatchError {
+    DispatchError::Corrupt(format!("unknown {what} `{value}`"))
+}
+
+pub fn category(s: &str) -> Result<Category, DispatchError> {
+    match s {
+        "training" => Ok(Category::Training),
+        "inference" => Ok(Category::Inference),
+        "pretraining" => Ok(Category::Pretraining),
+        _ => Err(bad("category", s)),
+    }
+}
+
+fn class(s: &str) -> Result<PriorityClass, DispatchError> {
+    match s {
+        "batch" => Ok(PriorityClass::Batch),
+        "experiment" => Ok(PriorityClass::Experiment),
+        "normal" => Ok(PriorityClass::Normal),
+        "critical" => Ok(PriorityClass::Critical),
+        _ => Err(bad("class", s)),
+    }
+}
+
+fn topology(s: &str) -> Result<Topology, DispatchError> {
+    match s {
+        "any" => Ok(Topology::Any),
+        "same-node" => Ok(Topology::SameNode),
+        "same-nvlink" => Ok(Topology::SameNvlink),
+        _ => Err(bad("topology", s)),
+    }
+}
+
+/// Interns model names in first-seen order.
+#[derive(Default)]
+struct Models(Vec<String>);
+
+impl Models {
+    fn id(&mut self, name: String) -> ModelId {
+        match self.0.iter().position(|m| *m == name) {
+            Some(i) => ModelId(i as u16),
+            None => {
+                self.0.push(name);
+                ModelId((self.0.len() - 1) as u16)
+            }
+        }
+    }
+}
+
+pub async fn snapshot(store: &Store) -> Result<(Snapshot, Ids), DispatchError> {
+    let pool = &store.pool;
+    let mut ids = Ids::default();
+    let mut models = Models::default();
+    let mut snap = Snapshot::default();
+
+    for r in sqlx::query("SELECT id, name FROM groups ORDER BY id").fetch_all(pool).await? {
+        ids.groups.push(r.try_get(0)?);
+        snap.groups.push(Group::named(r.try_get::<String, _>(1)?));
+    }
+    let group = |ids: &Ids, id: i64| -> Result<GroupId, DispatchError> {
+        let i = ids.groups.iter().position(|g| *g == id).ok_or_else(|| bad("group", &id.to_string()))?;
+        Ok(GroupId(i as u32))
+    };
+    for r in sqlx::query("SELECT id, name, pool, model, gpus, nvlink_group, CAST(CASE WHEN healthy THEN 1 ELSE 0 END AS BIGINT) \
+         FROM nodes ORDER BY id")
+        .fetch_all(pool)
+        .await?
+    {
+        ids.nodes.push(r.try_get(0)?);
+        let gpus = r.try_get::<i64, _>(4)?.clamp(1, 64) as u8;
+        let domain = r.try_get::<i64, _>(5)?.clamp(1, i64::from(gpus)) as u8;
+        let nvlink_domains = if domain >= gpus {
+            Vec::new()
+        } else {
+            (0..gpus / domain).map(|d| ((1u64 << domain) - 1) << (d * domain)).collect()
+        };
+        snap.nodes.push(Node {
+            name: r.try_get(1)?,
+            pool: r.try_get(2)?,
+            model: models.id(r.try_get(3)?),
+            gpus,
+            nvlink_domains,
+            healthy: r.try_get::<i64, _>(6)? != 0,
+        });
+    }
+    for r in sqlx::query(
+        "SELECT group_id, model, category, guaranteed, borrow_limit, lend_limit, budget_gpu_h FROM quotas ORDER BY id",
+    )
+    .fetch_all(pool)
+    .await?
+    {
+        snap.quotas.push(Quota {
+            group: group(&ids, r.try_get(0)?)?,
+            model: models.id(r.try_get(1)?),
+            category: category(&r.try_get::<String, _>(2)?)?,
+            guaranteed: r.try_get::<i64, _>(3)?.max(0) as u32,
+            borrow_limit: r.try_get::<Option<i64>, _>(4)?.map(|v| v.max(0) as u32),
+            lend_limit: r.try_get::<Option<i64>, _>(5)?.map(|v| v.max(0) as u32),
+            budget_gpu_h: r.try_get(6)?,
+            spent_gpu_h: 0.0,
+        });
+    }
+    // One allocation row per node; a gang spans several rows of one job.
+    let mut by_job: BTreeMap<i64, usize> = BTreeMap::new();
+    for r in sqlx::query(
+        "SELECT a.id, a.job_id, a.node_id, a.gpu_mask, a.borrowed, a.started_at, j.group_id, j.category, j.class, \
+         j.model, j.time_limit_s, CAST(CASE WHEN j.checkpointable THEN 1 ELSE 0 END AS BIGINT) FROM allocations a JOIN jobs j ON j.id = a.job_id \
+         WHERE a.ended_at IS NULL ORDER BY a.id",
+    )
+    .fetch_all(pool)
+    .await?
+    {
+        let job: i64 = r.try_get(1)?;
+        let node_id: i64 = r.try_get(2)?;
+        let node = ids.nodes.iter().position(|n| *n == node_id).ok_or_else(|| bad("node", &node_id.to_string()))?;
+        let slot = Slot { node: NodeId(node as u32), gpus: r.try_get::<i64, _>(3)? as u64 };
+        if let Some(&k) = by_job.get(&job) {
+            snap.running[k].slots.push(slot);
+            ids.running[k].push(r.try_get(0)?);
+            continue;
+        }
+        let borrowed: Vec<Borrow> = serde_json::from_str(&r.try_get::<String, _>(4)?)
+            .map_err(|e| DispatchError::Corrupt(format!("allocation of job {job}: {e}")))?;
+        by_job.insert(job, snap.running.len());
+        ids.running.push(vec![r.try_get(0)?]);
+        snap.running.push(Allocation {
+            job: JobId(job as u64),
+            group: group(&ids, r.try_get(6)?)?,
+            category: category(&r.try_get::<String, _>(7)?)?,
+            class: class(&r.try_get::<String, _>(8)?)?,
+            model: models.id(r.try_get(9)?),
+            slots: vec![slot],
+            started_at: r.try_get(5)?,
+            time_limit_s: r.try_get::<Option<i64>, _>(10)?.map(|t| t as u64),
+            checkpointable: r.try_get::<i64, _>(11)? != 0,
+            last_checkpoint_at: None,
+            borrowed,
+            draining_for: None,
+        });
+    }
+    for r in sqlx::query(
+        "SELECT id, group_id, category, class, gpus, model, topology, time_limit_s, \
+         CAST(CASE WHEN checkpointable THEN 1 ELSE 0 END AS BIGINT), submitted_at, queued_at, attained_gpu_s \
+         FROM jobs WHERE state = 'pending' ORDER BY id",
+    )
+    .fetch_all(pool)
+    .await?
+    {
+        snap.pending.push(Job {
+            id: JobId(r.try_get::<i64, _>(0)? as u64),
+            group: group(&ids, r.try_get(1)?)?,
+            category: category(&r.try_get::<String, _>(2)?)?,
+            class: class(&r.try_get::<String, _>(3)?)?,
+            gpus: r.try_get::<i64, _>(4)?.max(0) as u32,
+            model: models.id(r.try_get(5)?),
+            topology: topology(&r.try_get::<String, _>(6)?)?,
+            time_limit_s: r.try_get::<Option<i64>, _>(7)?.map(|t| t as u64),
+            checkpointable: r.try_get::<i64, _>(8)? != 0,
+            submitted_at: r.try_get(9)?,
+            queued_at: r.try_get(10)?,
+            attained_gpu_s: r.try_get::<i64, _>(11)?.max(0) as u64,
+        });
+    }
+    snap.models = models.0;
+    Ok((snap, ids))
+}

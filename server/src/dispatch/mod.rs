@@ -1,0 +1,77 @@
+//! The live dispatcher: the core's `plan()` on a snapshot read from the records, its
+//! decisions written back in one transaction. Only the holder of the leader lease
+//! dispatches; every write re-checks the lease's epoch inside the transaction, so a
+//! dispatcher that lost the lease (paused, partitioned) cannot write a stale decision (O3).
+
+mod apply;
+mod lease;
+mod load;
+
+pub use lease::Lease;
+
+use std::sync::Arc;
+
+use tidepool_core::{Policies, plan};
+
+use crate::store::{Store, StoreError};
+
+/// What one cycle did.
+#[derive(Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CycleReport {
+    pub epoch: i64,
+    pub placed: usize,
+    pub preempted: usize,
+    pub held: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DispatchError {
+    #[error("not the leader: {0}")]
+    NotLeader(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("the records hold something the dispatcher cannot read: {0}")]
+    Corrupt(String),
+}
+
+impl From<sqlx::Error> for DispatchError {
+    fn from(e: sqlx::Error) -> Self {
+        DispatchError::Store(e.into())
+    }
+}
+
+/// One dispatcher instance.
+pub struct Dispatcher {
+    pub store: Store,
+    pub policies: Arc<dyn Policies + Send + Sync>,
+    pub lease: Lease,
+}
+
+impl Dispatcher {
+    /// Runs one cycle at `now` if this instance holds (or can take) the lease.
+    pub async fn cycle(&self, now: i64) -> Result<CycleReport, DispatchError> {
+        let epoch = self.lease.acquire(&self.store, now).await?;
+        self.run(epoch, now).await
+    }
+
+    /// Plans and writes as the holder of lease `epoch`; refused, writing nothing, if
+    /// the lease has moved on since.
+    pub async fn run(&self, epoch: i64, now: i64) -> Result<CycleReport, DispatchError> {
+        let (snap, ids) = load::snapshot(&self.store).await?;
+        let policies = self.policies.clone();
+        // Planning is CPU work: keep it off the async workers.
+        let (snap, p) = tokio::task::spawn_blocking(move || {
+            let p = plan(&snap, now, policies.as_ref());
+            (snap, p)
+        })
+        .await
+        .map_err(|e| DispatchError::Corrupt(format!("planning panicked: {e}")))?;
+        apply::write(&self.store, &self.lease, epoch, now, &snap, &ids, &p).await?;
+        Ok(CycleReport {
+            epoch,
+            placed: p.placements.len(),
+            preempted: p.preemptions.len(),
+            held: p.holds.len(),
+        })
+    }
+}
