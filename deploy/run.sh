@@ -1,16 +1,11 @@
 #!/usr/bin/env bash
-# Runs Tidepool. Until the server lands, this replays two months of the Philly trace
-# through the dispatcher, today's practice (silo) against one shared pool, and prints
-# both reports side by side.
+# Runs Tidepool on this machine: the API and the live dispatcher on an embedded SQLite
+# file (./data), with the initial admin and a seeded demo organisation. The web app
+# arrives with its issue. Set TIDEPOOL_ADMIN_PASSWORD to choose the admin's password
+# (else one is generated and printed once), TIDEPOOL_LISTEN to change the address.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/tidepool/target}"
-TRACES="${TIDEPOOL_TRACES:-$(cd .. && pwd)/shared/traces}"
-SCALE="${1:-0.5}"
-
 cargo build --release --locked -p tidepool
-bin="$CARGO_TARGET_DIR/release/tidepool"
-for mode in silo pooled; do
-  "$bin" simulate --trace "$TRACES/philly/philly.csv" --groups "$TRACES/philly/vc_nodes.csv" \
-    --from 2017-10-01 --to 2017-11-30 --capacity-scale "$SCALE" --mode "$mode" --format text
-done
+exec "$CARGO_TARGET_DIR/release/tidepool" serve \
+  --listen "${TIDEPOOL_LISTEN:-127.0.0.1:8080}" --data-dir "${TIDEPOOL_DATA:-data}" "$@"

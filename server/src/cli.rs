@@ -51,6 +51,9 @@ pub struct ServeArgs {
     /// Do not seed the demo organisation.
     #[arg(long)]
     pub no_demo: bool,
+    /// Seconds between dispatch cycles when nothing wakes the dispatcher sooner.
+    #[arg(long, default_value_t = 5)]
+    pub dispatch_interval_s: u64,
 }
 
 #[derive(Debug, clap::Args)]

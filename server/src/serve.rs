@@ -2,8 +2,12 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
+
+use tidepool_core::NativePolicies;
 
 use crate::cli::ServeArgs;
+use crate::dispatch::{DispatchError, Dispatcher, Lease};
 use crate::http::{AppState, app, auth::Keys};
 use crate::store::{Store, bootstrap_admin, seed_demo, users::random_b64};
 
@@ -27,6 +31,26 @@ fn secret(data_dir: &Path) -> Result<Vec<u8>, String> {
     Ok(s)
 }
 
+/// Runs a cycle on every wake-up (submit, cancel) and on a timer.
+async fn dispatch_loop(dispatcher: Dispatcher, wake: Arc<tokio::sync::Notify>, every: Duration) {
+    loop {
+        tokio::select! {
+            _ = wake.notified() => {}
+            _ = tokio::time::sleep(every) => {}
+        }
+        match dispatcher.cycle(unix_now()).await {
+            Ok(r) if r.placed + r.preempted > 0 => {
+                println!(
+                    "cycle (epoch {}): {} placed, {} preempted, {} waiting",
+                    r.epoch, r.placed, r.preempted, r.held
+                )
+            }
+            Ok(_) | Err(DispatchError::NotLeader(_)) => {}
+            Err(e) => eprintln!("error: dispatch cycle: {e}"),
+        }
+    }
+}
+
 pub fn run(args: &ServeArgs) -> Result<String, String> {
     let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the runtime: {e}"))?;
     runtime.block_on(serve(args))
@@ -48,7 +72,21 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         println!("seeded the demo organisation (users <group>-lead / <group>-dev, password `demo-password`)");
     }
     let keys = Keys::new(&secret(&args.data_dir)?)?;
-    let state = AppState { store, keys: Arc::new(keys), clock: Arc::new(unix_now) };
+    let wake = Arc::new(tokio::sync::Notify::new());
+    let state = AppState {
+        store: store.clone(),
+        keys: Arc::new(keys),
+        clock: Arc::new(unix_now),
+        wake: wake.clone(),
+    };
+    let holder =
+        format!("{}-{}", std::env::var("HOSTNAME").unwrap_or_else(|_| "tidepool".into()), std::process::id());
+    let dispatcher = Dispatcher {
+        store,
+        policies: Arc::new(NativePolicies::default()),
+        lease: Lease { holder, ttl_s: 3 * args.dispatch_interval_s.max(1) as i64 },
+    };
+    tokio::spawn(dispatch_loop(dispatcher, wake, Duration::from_secs(args.dispatch_interval_s.max(1))));
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;

@@ -128,6 +128,7 @@ pub async fn submit(
         .await
         ?;
     tx.commit().await?;
+    state.wake.notify_one();
     Ok((StatusCode::CREATED, Json(json!({ "id": id, "state": "pending" }))))
 }
 
@@ -216,6 +217,8 @@ pub async fn cancel(
         .execute(&mut *tx)
         .await
         ?;
+    // A cancelled running job's GPUs go back to the pool at once (R1).
     tx.commit().await?;
+    state.wake.notify_one();
     Ok(Json(json!({ "id": id, "state": "cancelled" })))
 }

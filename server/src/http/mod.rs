@@ -30,6 +30,8 @@ pub struct AppState {
     pub keys: Arc<auth::Keys>,
     /// The clock, injected so tests control time.
     pub clock: Arc<dyn Fn() -> i64 + Send + Sync>,
+    /// Wakes the dispatcher (a job was submitted or cancelled) before its timer does.
+    pub wake: Arc<tokio::sync::Notify>,
 }
 
 impl AppState {

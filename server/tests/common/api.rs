@@ -69,6 +69,7 @@ impl TestApp {
             store,
             keys: Arc::new(Keys::new(SECRET).expect("keys")),
             clock: Arc::new(move || c.load(Ordering::SeqCst)),
+            wake: Arc::new(tokio::sync::Notify::new()),
         };
         TestApp { state, clock }
     }
