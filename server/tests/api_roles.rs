@@ -98,7 +98,7 @@ async fn check(app: &TestApp, who: &Who, method: &str, path: &str) {
             expect(app.call("POST", path, None, Some(&body)).await, OK, &route);
             expect(app.call("POST", path, None, Some(r#"{"refresh_token":"x"}"#)).await, ANON, &route);
         }
-        ("get", "/api/me" | "/api/groups" | "/api/jobs") => {
+        ("get", "/api/me" | "/api/groups" | "/api/jobs" | "/api/nodes") => {
             expect(app.call("GET", path, None, None).await, ANON, &format!("{route} anonymous"));
             for (role, t) in [("admin", &who.admin), ("manager", &who.lead), ("member", &who.dev)] {
                 expect(app.call("GET", path, Some(t), None).await, OK, &format!("{route} {role}"));
@@ -200,6 +200,24 @@ async fn check(app: &TestApp, who: &Who, method: &str, path: &str) {
             );
             expect(
                 app.call("POST", &cancel(999_999), Some(&who.admin), None).await,
+                StatusCode::NOT_FOUND,
+                &route,
+            );
+        }
+        ("get", "/api/jobs/{id}") => {
+            let id = job_of(app, &who.other).await;
+            let path = format!("/api/jobs/{id}");
+            expect(app.call("GET", &path, None, None).await, ANON, &format!("{route} anonymous"));
+            // Records are team-visible (V3, A1): anyone signed in reads any receipt.
+            for (role, t) in [("admin", &who.admin), ("manager", &who.lead), ("member", &who.dev)] {
+                expect(
+                    app.call("GET", &path, Some(t), None).await,
+                    OK,
+                    &format!("{route} {role}, other group"),
+                );
+            }
+            expect(
+                app.call("GET", "/api/jobs/999999", Some(&who.dev), None).await,
                 StatusCode::NOT_FOUND,
                 &route,
             );

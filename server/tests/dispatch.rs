@@ -60,6 +60,25 @@ async fn submitted_jobs_are_placed_or_told_why_not() {
         };
         assert_eq!(placed, 2, "{engine}: each placement is an event naming the policy");
 
+        // The receipt says where it ran, by which policy and why (D3); the global view
+        // shows who holds each GPU (V1).
+        let (_, r) = app.call("GET", &format!("/api/jobs/{big}"), Some(&speech), None).await;
+        let placed =
+            r["events"].as_array().unwrap().iter().find(|e| e["kind"] == "placed").expect("placed").clone();
+        assert_eq!(placed["policy"], "native/default");
+        assert!(placed["message"].as_str().unwrap().contains("within the group's guarantee"), "{placed}");
+        let (_, view) = app.call("GET", "/api/nodes", Some(&speech), None).await;
+        let held: Vec<&serde_json::Value> = view["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|n| n["gpus"].as_array().unwrap())
+            .filter(|g| !g.is_null())
+            .collect();
+        assert_eq!(held.len(), 12, "{engine}: 8 + 4 GPUs held");
+        assert_eq!(held.iter().filter(|g| g["job"] == big).count(), 8);
+        assert!(held.iter().all(|g| g["since"] == 1_000));
+
         // A second cycle changes nothing: the GPUs are held, the reasons stand.
         let again = d.cycle(1_010).await.expect("cycle");
         assert_eq!((again.placed, again.held), (0, 2));

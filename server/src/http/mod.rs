@@ -8,6 +8,7 @@ mod error;
 mod extract;
 mod jobs;
 mod openapi;
+mod views;
 
 use std::sync::Arc;
 
@@ -88,10 +89,22 @@ pub const ROUTES: &[Route] = &[
     },
     Route { method: "post", path: "/api/jobs", summary: "Submit a job", access: Access::OwnGroup },
     Route {
+        method: "get",
+        path: "/api/jobs/{id}",
+        summary: "A job's dispatch receipt: what ran where, when, by which policy and why",
+        access: Access::SignedIn,
+    },
+    Route {
         method: "post",
         path: "/api/jobs/{id}/cancel",
         summary: "Cancel a job",
         access: Access::OwnGroup,
+    },
+    Route {
+        method: "get",
+        path: "/api/nodes",
+        summary: "Pools, nodes and GPUs: who holds each, since and until when",
+        access: Access::SignedIn,
     },
 ];
 
@@ -104,7 +117,9 @@ pub fn app(state: AppState) -> Router {
         .route("/api/me", get(accounts::me))
         .route("/api/groups", get(accounts::groups).post(accounts::create_group))
         .route("/api/jobs", get(jobs::list).post(jobs::submit))
+        .route("/api/jobs/{id}", get(views::receipt))
         .route("/api/jobs/{id}/cancel", post(jobs::cancel))
+        .route("/api/nodes", get(views::nodes))
         .fallback(|| async { ApiError::NotFound("no such route".into()) })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)

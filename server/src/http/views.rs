@@ -1,0 +1,107 @@
+//! What everyone may see (V1, V3, D2, D3): the global occupancy view and each job's
+//! dispatch receipt.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use serde_json::{Value, json};
+use sqlx::Row;
+
+use crate::http::auth::Caller;
+use crate::http::{ApiError, AppState};
+
+/// Pools → nodes → GPUs, with who holds each GPU, since when and until when (V1, V2).
+pub async fn nodes(State(state): State<AppState>, _caller: Caller) -> Result<Json<Value>, ApiError> {
+    let pool = &state.store.pool;
+    let nodes = sqlx::query(
+        "SELECT id, name, pool, model, gpus, CAST(CASE WHEN healthy THEN 1 ELSE 0 END AS BIGINT) FROM nodes ORDER BY pool, name",
+    )
+    .fetch_all(pool)
+    .await?;
+    let held = sqlx::query(
+        "SELECT a.node_id, a.gpu_mask, a.started_at, j.id, j.name, g.name, j.time_limit_s \
+         FROM allocations a JOIN jobs j ON j.id = a.job_id JOIN groups g ON g.id = j.group_id \
+         WHERE a.ended_at IS NULL",
+    )
+    .fetch_all(pool)
+    .await?;
+    let mut out = Vec::with_capacity(nodes.len());
+    for n in &nodes {
+        let id: i64 = n.try_get(0)?;
+        let gpus: i64 = n.try_get(4)?;
+        let mut slots = vec![Value::Null; gpus.clamp(0, 64) as usize];
+        for h in held.iter().filter(|h| h.try_get::<i64, _>(0).ok() == Some(id)) {
+            let mask = h.try_get::<i64, _>(1)? as u64;
+            let started: i64 = h.try_get(2)?;
+            let until = h.try_get::<Option<i64>, _>(6)?.map(|limit| started + limit);
+            let holder = json!({
+                "job": h.try_get::<i64, _>(3)?,
+                "name": h.try_get::<String, _>(4)?,
+                "group": h.try_get::<String, _>(5)?,
+                "since": started,
+                "until": until,
+            });
+            for (i, slot) in slots.iter_mut().enumerate() {
+                if mask & (1 << i) != 0 {
+                    *slot = holder.clone();
+                }
+            }
+        }
+        let free = slots.iter().filter(|s| s.is_null()).count();
+        out.push(json!({
+            "id": id,
+            "name": n.try_get::<String, _>(1)?,
+            "pool": n.try_get::<String, _>(2)?,
+            "model": n.try_get::<String, _>(3)?,
+            "healthy": n.try_get::<i64, _>(5)? != 0,
+            "free": free,
+            "gpus": slots,
+        }));
+    }
+    Ok(Json(json!({ "nodes": out })))
+}
+
+/// A job's dispatch receipt (D3): what ran where, when, granted by which policy
+/// version and why, from the event log (D2).
+pub async fn receipt(
+    State(state): State<AppState>,
+    _caller: Caller,
+    Path(id): Path<i64>,
+) -> Result<Json<Value>, ApiError> {
+    let pool = &state.store.pool;
+    let job = sqlx::query(
+        "SELECT j.id, j.name, g.name, j.gpus, j.state, j.reason, j.position, j.submitted_at \
+         FROM jobs j JOIN groups g ON g.id = j.group_id WHERE j.id = $1",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await?
+    .ok_or_else(|| ApiError::NotFound(format!("no job {id}")))?;
+    let events =
+        sqlx::query("SELECT at, kind, actor, policy, message FROM events WHERE job_id = $1 ORDER BY id")
+            .bind(id)
+            .fetch_all(pool)
+            .await?;
+    let events: Vec<Value> = events
+        .iter()
+        .map(|e| {
+            Ok(json!({
+                "at": e.try_get::<i64, _>(0)?,
+                "kind": e.try_get::<String, _>(1)?,
+                "actor": e.try_get::<Option<String>, _>(2)?,
+                "policy": e.try_get::<Option<String>, _>(3)?,
+                "message": e.try_get::<String, _>(4)?,
+            }))
+        })
+        .collect::<Result<_, sqlx::Error>>()?;
+    Ok(Json(json!({
+        "id": job.try_get::<i64, _>(0)?,
+        "name": job.try_get::<String, _>(1)?,
+        "group": job.try_get::<String, _>(2)?,
+        "gpus": job.try_get::<i64, _>(3)?,
+        "state": job.try_get::<String, _>(4)?,
+        "reason": job.try_get::<Option<String>, _>(5)?,
+        "position": job.try_get::<Option<i64>, _>(6)?,
+        "submitted_at": job.try_get::<i64, _>(7)?,
+        "events": events,
+    })))
+}
