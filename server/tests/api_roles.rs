@@ -98,7 +98,7 @@ async fn check(app: &TestApp, who: &Who, method: &str, path: &str) {
             expect(app.call("POST", path, None, Some(&body)).await, OK, &route);
             expect(app.call("POST", path, None, Some(r#"{"refresh_token":"x"}"#)).await, ANON, &route);
         }
-        ("get", "/api/me" | "/api/groups" | "/api/jobs" | "/api/nodes") => {
+        ("get", "/api/me" | "/api/groups" | "/api/jobs" | "/api/nodes" | "/api/quotas") => {
             expect(app.call("GET", path, None, None).await, ANON, &format!("{route} anonymous"));
             for (role, t) in [("admin", &who.admin), ("manager", &who.lead), ("member", &who.dev)] {
                 expect(app.call("GET", path, Some(t), None).await, OK, &format!("{route} {role}"));

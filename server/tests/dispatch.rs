@@ -79,6 +79,15 @@ async fn submitted_jobs_are_placed_or_told_why_not() {
         assert_eq!(held.iter().filter(|g| g["job"] == big).count(), 8);
         assert!(held.iter().all(|g| g["since"] == 1_000));
 
+        // Everyone sees each group's use of its quota (Q1).
+        let (_, q) = app.call("GET", "/api/quotas", Some(&speech), None).await;
+        let row = |g: &str| q["quotas"].as_array().unwrap().iter().find(|r| r["group"] == g).unwrap().clone();
+        assert_eq!(
+            (row("vision")["running_gpus"].as_i64(), row("vision")["idle_guarantee"].as_i64()),
+            (Some(8), Some(8))
+        );
+        assert_eq!(row("speech")["running_gpus"].as_i64(), Some(4), "{engine}");
+
         // A second cycle changes nothing: the GPUs are held, the reasons stand.
         let again = d.cycle(1_010).await.expect("cycle");
         assert_eq!((again.placed, again.held), (0, 2));

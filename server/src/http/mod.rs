@@ -102,6 +102,12 @@ pub const ROUTES: &[Route] = &[
     },
     Route {
         method: "get",
+        path: "/api/quotas",
+        summary: "Quotas per group, model and category, with GPUs in use, over and under",
+        access: Access::SignedIn,
+    },
+    Route {
+        method: "get",
         path: "/api/nodes",
         summary: "Pools, nodes and GPUs: who holds each, since and until when",
         access: Access::SignedIn,
@@ -120,6 +126,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/jobs/{id}", get(views::receipt))
         .route("/api/jobs/{id}/cancel", post(jobs::cancel))
         .route("/api/nodes", get(views::nodes))
+        .route("/api/quotas", get(views::quotas))
         .fallback(|| async { ApiError::NotFound("no such route".into()) })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)

@@ -105,3 +105,36 @@ pub async fn receipt(
         "events": events,
     })))
 }
+
+/// Every quota row with what its group uses of it now (Q1: over- and under-use visible
+/// to everyone; Q2 by category; Q3 budget).
+pub async fn quotas(State(state): State<AppState>, _caller: Caller) -> Result<Json<Value>, ApiError> {
+    let rows = sqlx::query(
+        "SELECT g.name, q.model, q.category, q.guaranteed, q.borrow_limit, q.lend_limit, q.budget_gpu_h, \
+         (SELECT COALESCE(SUM(j.gpus), 0) FROM jobs j WHERE j.group_id = q.group_id AND j.model = q.model \
+            AND j.category = q.category AND j.state = 'running') \
+         FROM quotas q JOIN groups g ON g.id = q.group_id ORDER BY g.name, q.model, q.category",
+    )
+    .fetch_all(&state.store.pool)
+    .await?;
+    let quotas: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let guaranteed: i64 = r.try_get(3)?;
+            let used: i64 = r.try_get(7)?;
+            Ok(json!({
+                "group": r.try_get::<String, _>(0)?,
+                "model": r.try_get::<String, _>(1)?,
+                "category": r.try_get::<String, _>(2)?,
+                "guaranteed": guaranteed,
+                "borrow_limit": r.try_get::<Option<i64>, _>(4)?,
+                "lend_limit": r.try_get::<Option<i64>, _>(5)?,
+                "budget_gpu_h": r.try_get::<Option<f64>, _>(6)?,
+                "running_gpus": used,
+                "over_guarantee": (used - guaranteed).max(0),
+                "idle_guarantee": (guaranteed - used).max(0),
+            }))
+        })
+        .collect::<Result<_, sqlx::Error>>()?;
+    Ok(Json(json!({ "quotas": quotas })))
+}
