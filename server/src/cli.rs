@@ -23,6 +23,8 @@ pub enum Format {
 pub enum Command {
     /// Serve the API (and later the web app) with the dispatcher.
     Serve(ServeArgs),
+    /// Manage users and groups from the shell.
+    Admin(AdminArgs),
     /// Replay a job trace through the dispatcher on a virtual clock.
     Simulate(SimulateArgs),
     /// Build, check and test policy modules.
@@ -54,6 +56,33 @@ pub struct ServeArgs {
     /// Seconds between dispatch cycles when nothing wakes the dispatcher sooner.
     #[arg(long, default_value_t = 5)]
     pub dispatch_interval_s: u64,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct AdminArgs {
+    /// `sqlite:FILE` or `postgres://…`; default: the SQLite file in the data folder.
+    #[arg(long)]
+    pub database_url: Option<String>,
+    #[arg(long, default_value = "data")]
+    pub data_dir: PathBuf,
+    #[command(subcommand)]
+    pub command: AdminCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AdminCommand {
+    /// Create a group.
+    AddGroup { name: String },
+    /// Create a user; the password comes from TIDEPOOL_NEW_PASSWORD, else is generated and shown once.
+    AddUser {
+        username: String,
+        /// admin, manager or member.
+        #[arg(long)]
+        role: String,
+        /// The group of a manager or member.
+        #[arg(long)]
+        group: Option<String>,
+    },
 }
 
 #[derive(Debug, clap::Args)]

@@ -1,6 +1,8 @@
 //! The `tidepool` binary's library: everything around the pure core that touches the
 //! outside world (files, the command line, and later the network and the database).
 
+/// `tidepool admin`: users and groups from the shell.
+pub mod admin;
 /// `tidepool bench`: timing the dispatch cycle.
 pub mod bench;
 /// Command-line flags of every subcommand.

@@ -7,6 +7,7 @@ use tidepool::cli::{BenchCommand, Cli, Command};
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
+        Command::Admin(args) => tidepool::admin::run(args).map(|out| (out, true)),
         Command::Serve(args) => tidepool::serve::run(args).map(|out| (out, true)),
         Command::Simulate(args) => tidepool::simulate::run(args).map(|out| (out, true)),
         Command::Policy { what } => tidepool::policy_cmd::run(what),

@@ -1,0 +1,77 @@
+//! `tidepool admin`: users and groups from the shell, on the same records the server uses.
+
+use crate::cli::{AdminArgs, AdminCommand};
+use crate::store::Store;
+use crate::store::users::{Role, random_b64};
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}
+
+/// A store error in words; a duplicate name says so.
+fn friendly(e: crate::store::StoreError, what: &str) -> String {
+    match e {
+        crate::store::StoreError::Sqlx(sqlx::Error::Database(db)) if db.is_unique_violation() => {
+            format!("{what} already exists")
+        }
+        other => other.to_string(),
+    }
+}
+
+pub fn run(args: &AdminArgs) -> Result<String, String> {
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        let url = args
+            .database_url
+            .clone()
+            .unwrap_or_else(|| format!("sqlite:{}", args.data_dir.join("tidepool.db").display()));
+        std::fs::create_dir_all(&args.data_dir).map_err(|e| format!("{}: {e}", args.data_dir.display()))?;
+        let store = Store::open(&url).await.map_err(|e| e.to_string())?;
+        let now = unix_now();
+        match &args.command {
+            AdminCommand::AddGroup { name } => {
+                let id = store
+                    .create_group(name, now)
+                    .await
+                    .map_err(|e| friendly(e, &format!("a group `{name}`")))?;
+                Ok(format!("group `{name}` created (id {id})"))
+            }
+            AdminCommand::AddUser { username, role, group } => {
+                let role = Role::parse(role)
+                    .ok_or(format!("--role must be admin, manager or member, not `{role}`"))?;
+                let group_id = match (role, group) {
+                    (Role::Admin, None) => None,
+                    (Role::Admin, Some(_)) => return Err("an admin belongs to no group".into()),
+                    (_, None) => return Err("managers and members need --group".into()),
+                    (_, Some(g)) => Some(
+                        store
+                            .group_id(g)
+                            .await
+                            .map_err(|e| e.to_string())?
+                            .ok_or(format!("no group `{g}`"))?,
+                    ),
+                };
+                let (password, shown) = match std::env::var("TIDEPOOL_NEW_PASSWORD") {
+                    Ok(p) if !p.is_empty() => (p, false),
+                    _ => (random_b64(18), true),
+                };
+                store
+                    .create_user(username, &password, role, group_id, now)
+                    .await
+                    .map_err(|e| friendly(e, &format!("a user `{username}`")))?;
+                Ok(if shown {
+                    format!(
+                        "user `{username}` ({}) created; password `{password}` (shown once)",
+                        role.as_str()
+                    )
+                } else {
+                    format!(
+                        "user `{username}` ({}) created with the password from TIDEPOOL_NEW_PASSWORD",
+                        role.as_str()
+                    )
+                })
+            }
+        }
+    })
+}
