@@ -11,7 +11,8 @@ start)
   bin=$(dirname "$(ls /usr/lib/postgresql/*/bin/initdb | sort -V | tail -n 1)")
   dir=$(mktemp -d)
   chmod 755 "$dir"
-  run() { if [ "$(id -u)" = 0 ]; then chown -R postgres:postgres "$dir"; runuser -u postgres -- "$@"; else "$@"; fi; }
+  # As root the server runs as postgres, from a directory postgres may enter.
+  run() { if [ "$(id -u)" = 0 ]; then chown -R postgres:postgres "$dir"; (cd / && runuser -u postgres -- "$@"); else "$@"; fi; }
   run "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
   run "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
     -o "-p $port -c listen_addresses=127.0.0.1 -k $dir -c fsync=off -c max_connections=200" start >/dev/null
@@ -21,7 +22,7 @@ start)
 stop)
   dir="$2"
   bin="${TIDEPOOL_PGBIN:-$(dirname "$(ls /usr/lib/postgresql/*/bin/pg_ctl | sort -V | tail -n 1)")}"
-  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" stop -m fast >/dev/null; else "$bin/pg_ctl" -D "$dir/data" stop -m fast >/dev/null; fi
+  if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" stop -m fast >/dev/null); else "$bin/pg_ctl" -D "$dir/data" stop -m fast >/dev/null; fi
   rm -rf "$dir"
   ;;
 esac

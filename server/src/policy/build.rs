@@ -43,14 +43,13 @@ pub fn build(dir: &Path, out: &Path) -> Result<PathBuf, String> {
     if !output.status.success() {
         return Err(format!("cargo build of {} failed", dir.display()));
     }
+    // The crate's own artifact: cargo reports manifest paths canonicalized.
+    let manifest = manifest.canonicalize().unwrap_or(manifest);
     let wasm = String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter(|l| l.contains("\"compiler-artifact\""))
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|v| {
-            v["manifest_path"].as_str().map(Path::new)
-                == Some(&manifest.canonicalize().unwrap_or(manifest.clone()))
-        })
+        .filter(|v| v["manifest_path"].as_str().map(Path::new) == Some(manifest.as_path()))
         .flat_map(|v| v["filenames"].as_array().cloned().unwrap_or_default())
         .filter_map(|f| f.as_str().map(PathBuf::from))
         .find(|f| f.extension().is_some_and(|e| e == "wasm"))
