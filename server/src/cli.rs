@@ -56,6 +56,9 @@ pub struct ServeArgs {
     /// Seconds between dispatch cycles when nothing wakes the dispatcher sooner.
     #[arg(long, default_value_t = 5)]
     pub dispatch_interval_s: u64,
+    /// Who decides: the built-in policies, or the default modules in the sandbox.
+    #[arg(long, value_enum, default_value_t = PolicyEngine::Native)]
+    pub policies: PolicyEngine,
 }
 
 #[derive(Debug, clap::Args)]

@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use tidepool_core::NativePolicies;
 
-use crate::cli::ServeArgs;
+use crate::cli::{PolicyEngine, ServeArgs};
 use crate::dispatch::{DispatchError, Dispatcher, Lease};
 use crate::http::{AppState, app, auth::Keys};
+use crate::policy::select::ModuleFiles;
 use crate::store::{Store, bootstrap_admin, seed_demo, users::random_b64};
 
 fn unix_now() -> i64 {
@@ -72,6 +73,11 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         println!("seeded the demo organisation (users <group>-lead / <group>-dev, password `demo-password`)");
     }
     let keys = Keys::new(&secret(&args.data_dir)?)?;
+    let files = match args.policies {
+        PolicyEngine::Native => ModuleFiles::default(),
+        PolicyEngine::Wasm => ModuleFiles::defaults(false),
+    };
+    let policies = files.load(NativePolicies::default())?;
     let wake = Arc::new(tokio::sync::Notify::new());
     let state = AppState {
         store: store.clone(),
@@ -83,7 +89,7 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         format!("{}-{}", std::env::var("HOSTNAME").unwrap_or_else(|_| "tidepool".into()), std::process::id());
     let dispatcher = Dispatcher {
         store,
-        policies: Arc::new(NativePolicies::default()),
+        policies: Arc::from(policies),
         lease: Lease { holder, ttl_s: 3 * args.dispatch_interval_s.max(1) as i64 },
     };
     tokio::spawn(dispatch_loop(dispatcher, wake, Duration::from_secs(args.dispatch_interval_s.max(1))));

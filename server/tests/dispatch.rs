@@ -120,3 +120,33 @@ async fn only_the_lease_holder_dispatches_and_stale_epochs_are_refused() {
         assert_eq!(b.cycle(1_033).await.expect("b dispatches").placed, 1);
     }
 }
+
+// O1, A3, D3: the live dispatcher runs the policy modules, and every decision names the
+// module versions that made it.
+#[tokio::test]
+async fn the_live_dispatcher_runs_policy_modules_and_receipts_name_them() {
+    let app = TestApp::new("sqlite").await;
+    let rt = common::policies::runtime(std::time::Duration::from_secs(2));
+    let wasm = tidepool::policy::WasmPolicies::new(rt.clone());
+    let mut shas = Vec::new();
+    for kind in ["priority", "quota", "reclaim"] {
+        let m = common::policies::load(&rt, kind);
+        shas.push(m.sha256[..12].to_string());
+        wasm.activate(m);
+    }
+    let d = Dispatcher {
+        store: app.state.store.clone(),
+        policies: Arc::new(wasm),
+        lease: Lease { holder: "w".into(), ttl_s: 30 },
+    };
+    let vision = app.token("vision-dev", "demo-password").await;
+    let id = submit(&app, &vision, "train", 8).await;
+    assert_eq!(d.cycle(1_000).await.expect("cycle").placed, 1);
+    let (_, r) = app.call("GET", &format!("/api/jobs/{id}"), Some(&vision), None).await;
+    let placed =
+        r["events"].as_array().unwrap().iter().find(|e| e["kind"] == "placed").expect("placed").clone();
+    let policy = placed["policy"].as_str().unwrap();
+    for sha in &shas {
+        assert!(policy.contains(&format!("wasm:{sha}")), "{policy}");
+    }
+}

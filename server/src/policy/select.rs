@@ -45,7 +45,7 @@ impl ModuleFiles {
     }
 
     /// Loads and activates every named module; fails with the file and the reasons.
-    pub fn load(&self, native: NativePolicies) -> Result<Box<dyn Policies>, String> {
+    pub fn load(&self, native: NativePolicies) -> Result<Box<dyn Policies + Send + Sync>, String> {
         if self.is_empty() {
             return Ok(Box::new(native));
         }
