@@ -157,6 +157,22 @@ pub enum PolicyCommand {
 pub enum BenchCommand {
     /// Time plan() on a synthetic cluster and queue.
     Cycle(BenchCycleArgs),
+    /// Submit jobs through the API and let the dispatcher place them all.
+    Api(BenchApiArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BenchApiArgs {
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub jobs: u32,
+    /// `sqlite:FILE` or `postgres://…` (a bench group, nodes and user are added to it).
+    #[arg(long)]
+    pub database_url: String,
+    /// Submissions in flight at once.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub concurrency: u32,
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -5,6 +5,8 @@
 pub mod admin;
 /// `tidepool bench`: timing the dispatch cycle.
 pub mod bench;
+/// `tidepool bench api`: the record path's speed, submit to placed.
+pub mod bench_api;
 /// Command-line flags of every subcommand.
 pub mod cli;
 /// The live dispatcher: records → plan() → records, under a leader lease.

@@ -11,6 +11,9 @@ fn main() -> ExitCode {
         Command::Serve(args) => tidepool::serve::run(args).map(|out| (out, true)),
         Command::Simulate(args) => tidepool::simulate::run(args).map(|out| (out, true)),
         Command::Policy { what } => tidepool::policy_cmd::run(what),
+        Command::Bench { what: BenchCommand::Api(args) } => {
+            tidepool::bench_api::run(args).map(|out| (out, true))
+        }
         Command::Bench { what: BenchCommand::Cycle(args) } => {
             tidepool::bench::cycle(args).map(|out| (out, true))
         }

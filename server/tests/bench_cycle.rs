@@ -33,3 +33,22 @@ fn bench_cycle_reports_its_figures() {
     assert!(f(&r, "cycle_ms_p99") >= f(&r, "cycle_ms_median"));
     assert!(f(&r, "placements_per_s") > 0.0);
 }
+
+// bench api: submits through the real handlers and places every job (figures are the
+// benchmark's; this checks the command works and reports them).
+#[test]
+fn bench_api_submits_and_places_every_job() {
+    let dir = std::env::temp_dir().join(format!("tidepool-bench-api-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let url = format!("sqlite:{}", dir.join("b.db").display());
+    let r = json(&["bench", "api", "--jobs", "120", "--concurrency", "4", "--database-url", &url]);
+    assert_eq!(f(&r, "jobs"), 120.0);
+    assert_eq!(f(&r, "placed"), 120.0, "the pool is sized so every job fits");
+    for key in ["submit_per_s", "placed_per_s", "p99_submit_ms", "submitted_and_placed_per_s"] {
+        assert!(f(&r, key) > 0.0, "{key} in {r}");
+    }
+    let out = common::tidepool(&["bench", "api", "--jobs", "10", "--database-url", "mysql://nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("neither sqlite"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
