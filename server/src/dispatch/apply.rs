@@ -1,11 +1,27 @@
 //! Writing a cycle's decisions: placements, preemptions, and every held job's reason
 //! and position, with their events, in ONE transaction that first re-checks the lease.
 
+use std::collections::HashSet;
+
+use sqlx::{AssertSqlSafe, Row};
 use tidepool_core::{Plan, Snapshot};
 
 use crate::dispatch::load::Ids;
 use crate::dispatch::{DispatchError, Lease};
 use crate::store::Store;
+
+/// Rows per multi-row statement (well under both engines' parameter limits).
+const BATCH: usize = 1000;
+
+/// `($1, $2, …), ($n+1, …)` for `rows` rows of `cols` values.
+fn values(rows: usize, cols: usize) -> String {
+    (0..rows)
+        .map(|r| {
+            format!("({})", (1..=cols).map(|c| format!("${}", r * cols + c)).collect::<Vec<_>>().join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 const EVENT: &str = "INSERT INTO events (at, kind, job_id, actor, policy, message, detail) VALUES ($1, $2, $3, 'dispatcher', $4, $5, $6)";
 
@@ -60,46 +76,64 @@ pub async fn write(
             .execute(&mut *tx)
             .await?;
     }
-    for p in &plan.placements {
-        let job = p.job.0 as i64;
-        // A job cancelled since the snapshot was read is not started.
-        let started = sqlx::query(
-            "UPDATE jobs SET state = 'running', reason = NULL, position = NULL WHERE id = $1 AND state = 'pending'",
-        )
-        .bind(job)
-        .execute(&mut *tx)
-        .await?;
-        if started.rows_affected() != 1 {
-            continue;
+    // Placements in batches: one UPDATE … RETURNING per batch, and multi-row INSERTs for
+    // allocations and events. Three statements per job made 20,000 placements take
+    // seconds; a job cancelled since the snapshot was read is not started.
+    for batch in plan.placements.chunks(BATCH) {
+        let sql = format!(
+            "UPDATE jobs SET state = 'running', reason = NULL, position = NULL \
+             WHERE state = 'pending' AND id IN ({}) RETURNING id",
+            (1..=batch.len()).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+        );
+        let mut update = sqlx::query(AssertSqlSafe(sql));
+        for p in batch {
+            update = update.bind(p.job.0 as i64);
         }
-        let borrowed = serde_json::to_string(&p.borrowed).unwrap_or_else(|_| "[]".into());
-        let mut where_ = Vec::new();
-        for s in &p.slots {
-            sqlx::query(
-                "INSERT INTO allocations (job_id, node_id, gpu_mask, borrowed, epoch, started_at, ended_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, NULL)",
-            )
-            .bind(job)
-            .bind(ids.nodes[s.node.0 as usize])
-            .bind(s.gpus as i64)
-            .bind(&borrowed)
-            .bind(epoch)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
-            where_.push(format!("{} GPUs {:#x}", snap.nodes[s.node.0 as usize].name, s.gpus));
+        let started: HashSet<i64> =
+            update.fetch_all(&mut *tx).await?.iter().map(|r| r.try_get(0)).collect::<Result<_, _>>()?;
+        let mut allocations: Vec<(i64, i64, i64, String)> = Vec::new();
+        let mut events: Vec<(i64, String, String)> = Vec::new();
+        for p in batch.iter().filter(|p| started.contains(&(p.job.0 as i64))) {
+            let job = p.job.0 as i64;
+            let borrowed = serde_json::to_string(&p.borrowed).unwrap_or_else(|_| "[]".into());
+            let mut where_ = Vec::new();
+            for s in &p.slots {
+                allocations.push((job, ids.nodes[s.node.0 as usize], s.gpus as i64, borrowed.clone()));
+                where_.push(format!("{} GPUs {:#x}", snap.nodes[s.node.0 as usize].name, s.gpus));
+            }
+            let message = format!("job {job} placed on {}: {}", where_.join(", "), p.basis());
+            events.push((job, message, serde_json::to_string(&p.slots).unwrap_or_default()));
         }
-        let message = format!("job {job} placed on {}: {}", where_.join(", "), p.basis());
-        let detail = serde_json::to_string(&p.slots).unwrap_or_default();
-        sqlx::query(EVENT)
-            .bind(now)
-            .bind("placed")
-            .bind(job)
-            .bind(&plan.policy)
-            .bind(message)
-            .bind(detail)
-            .execute(&mut *tx)
-            .await?;
+        for rows in allocations.chunks(BATCH) {
+            let sql = format!(
+                "INSERT INTO allocations (job_id, node_id, gpu_mask, borrowed, epoch, started_at) VALUES {}",
+                values(rows.len(), 6)
+            );
+            let mut insert = sqlx::query(AssertSqlSafe(sql));
+            for (job, node, mask, borrowed) in rows {
+                insert =
+                    insert.bind(*job).bind(*node).bind(*mask).bind(borrowed.clone()).bind(epoch).bind(now);
+            }
+            insert.execute(&mut *tx).await?;
+        }
+        for rows in events.chunks(BATCH) {
+            let sql = format!(
+                "INSERT INTO events (at, kind, job_id, actor, policy, message, detail) VALUES {}",
+                values(rows.len(), 7)
+            );
+            let mut insert = sqlx::query(AssertSqlSafe(sql));
+            for (job, message, detail) in rows {
+                insert = insert
+                    .bind(now)
+                    .bind("placed")
+                    .bind(*job)
+                    .bind("dispatcher")
+                    .bind(plan.policy.clone())
+                    .bind(message.clone())
+                    .bind(detail.clone());
+            }
+            insert.execute(&mut *tx).await?;
+        }
     }
     for h in &plan.holds {
         sqlx::query("UPDATE jobs SET reason = $1, position = $2 WHERE id = $3 AND state = 'pending'")
