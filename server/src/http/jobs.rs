@@ -10,6 +10,7 @@ use sqlx::Row;
 
 use crate::http::auth::Caller;
 use crate::http::{ApiError, AppJson, AppState};
+use crate::store::jobs::NewJob;
 use crate::store::users::Role;
 
 fn one_of(value: &str, allowed: &[&str], field: &str) -> Result<(), ApiError> {
@@ -97,37 +98,21 @@ pub async fn submit(
     one_of(&body.class, &["batch", "experiment", "normal", "critical"], "class")?;
     one_of(&body.topology, &["any", "same-node", "same-nvlink"], "topology")?;
     let now = state.now();
-    let mut tx = state.store.pool.begin().await?;
-    let row = sqlx::query(
-        "INSERT INTO jobs (group_id, submitted_by, name, category, class, gpus, model, topology, time_limit_s, \
-         checkpointable, command, state, submitted_at, queued_at, attained_gpu_s) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $12, 0) RETURNING id",
-    )
-    .bind(group_id)
-    .bind(user.id)
-    .bind(body.name.trim())
-    .bind(&body.category)
-    .bind(&body.class)
-    .bind(i64::from(body.gpus))
-    .bind(&body.model)
-    .bind(&body.topology)
-    .bind(body.time_limit_s.map(|t| t as i64))
-    .bind(body.checkpointable)
-    .bind(&body.command)
-    .bind(now)
-    .fetch_one(&mut *tx)
-    .await
-    ?;
-    let id: i64 = row.try_get(0)?;
-    sqlx::query("INSERT INTO events (at, kind, job_id, actor, policy, message, detail) VALUES ($1, 'submitted', $2, $3, NULL, $4, '{}')")
-        .bind(now)
-        .bind(id)
-        .bind(&user.username)
-        .bind(format!("{} submitted job {id} ({} GPUs)", user.username, body.gpus))
-        .execute(&mut *tx)
-        .await
-        ?;
-    tx.commit().await?;
+    let job = NewJob {
+        group_id,
+        submitted_by: user.id,
+        actor: &user.username,
+        name: body.name.trim(),
+        category: &body.category,
+        class: &body.class,
+        gpus: i64::from(body.gpus),
+        model: &body.model,
+        topology: &body.topology,
+        time_limit_s: body.time_limit_s.map(|t| t as i64),
+        checkpointable: body.checkpointable,
+        command: &body.command,
+    };
+    let id = state.store.submit_job(&job, now).await?;
     state.wake.notify_one();
     Ok((StatusCode::CREATED, Json(json!({ "id": id, "state": "pending" }))))
 }
