@@ -44,7 +44,8 @@ pub fn run(args: &BenchApiArgs) -> Result<String, String> {
 async fn bench(args: &BenchApiArgs) -> Result<String, String> {
     let err = |e: crate::store::StoreError| e.to_string();
     let store = Store::open(&args.database_url).await.map_err(err)?;
-    let now = 2_000_000_000;
+    let now =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
     // A group and a pool big enough that every job can be placed.
     let group = format!("bench{}", std::process::id());
     let gid = store.create_group(&group, now).await.map_err(err)?;
@@ -117,7 +118,7 @@ async fn bench(args: &BenchApiArgs) -> Result<String, String> {
     let dispatcher = Dispatcher {
         store,
         policies: Arc::new(NativePolicies::default()),
-        lease: Lease { holder: format!("bench-{}", std::process::id()), ttl_s: 3600 },
+        lease: Lease { holder: format!("bench-{}", std::process::id()), ttl_s: 60 },
     };
     let started = Instant::now();
     let mut placed = 0;
@@ -129,6 +130,7 @@ async fn bench(args: &BenchApiArgs) -> Result<String, String> {
         }
     }
     let place = started.elapsed();
+    dispatcher.lease.release(&dispatcher.store).await.map_err(|e| e.to_string())?;
     let report = ApiReport {
         engine: if args.database_url.starts_with("sqlite") { "sqlite" } else { "postgres" },
         jobs: args.jobs,

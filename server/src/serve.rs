@@ -87,6 +87,7 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
     };
     let holder =
         format!("{}-{}", std::env::var("HOSTNAME").unwrap_or_else(|_| "tidepool".into()), std::process::id());
+    let shutdown_lease = (store.clone(), Lease { holder: holder.clone(), ttl_s: 0 });
     let dispatcher = Dispatcher {
         store,
         policies: Arc::from(policies),
@@ -104,5 +105,8 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         })
         .await
         .map_err(|e| format!("server: {e}"))?;
+    // Hand the lease over at once rather than at expiry.
+    let (store, lease) = shutdown_lease;
+    lease.release(&store).await.map_err(|e| e.to_string())?;
     Ok("stopped".into())
 }

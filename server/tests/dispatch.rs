@@ -150,3 +150,14 @@ async fn the_live_dispatcher_runs_policy_modules_and_receipts_name_them() {
         assert!(policy.contains(&format!("wasm:{sha}")), "{policy}");
     }
 }
+
+// O3: a dispatcher that shuts down gives the lease up, and a standby takes over at once.
+#[tokio::test]
+async fn a_released_lease_passes_to_the_standby_at_once() {
+    let app = TestApp::new("sqlite").await;
+    let (a, b) = (dispatcher(&app, "a"), dispatcher(&app, "b"));
+    assert_eq!(a.lease.acquire(&app.state.store, 1_000).await.expect("a"), 1);
+    assert!(matches!(b.cycle(1_001).await, Err(DispatchError::NotLeader(_))));
+    a.lease.release(&app.state.store).await.expect("release");
+    assert_eq!(b.cycle(1_002).await.expect("b takes over").epoch, 2);
+}

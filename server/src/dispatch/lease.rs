@@ -12,6 +12,15 @@ pub struct Lease {
 }
 
 impl Lease {
+    /// Gives the lease up (on shutdown), so a standby takes over at once, not at expiry.
+    pub async fn release(&self, store: &Store) -> Result<(), DispatchError> {
+        sqlx::query("UPDATE leader_lease SET expires_at = 0 WHERE id = 1 AND holder = $1")
+            .bind(&self.holder)
+            .execute(&store.pool)
+            .await?;
+        Ok(())
+    }
+
     /// Renews the lease if held, takes it if free or expired (a new epoch), else refuses.
     pub async fn acquire(&self, store: &Store, now: i64) -> Result<i64, DispatchError> {
         let mut tx = store.pool.begin().await?;
