@@ -92,6 +92,18 @@ async fn submitted_jobs_are_placed_or_told_why_not() {
         let again = d.cycle(1_010).await.expect("cycle");
         assert_eq!((again.placed, again.held), (0, 2));
         assert_eq!(app.count("allocations").await, 2);
+
+        // R1: cancelling a running job returns its GPUs at once; the next cycle uses them.
+        let next = submit(&app, &speech, "next", 4).await; // speech: 4 running of its 8
+        let waiting = submit(&app, &speech, "waiting", 4).await;
+        assert_eq!(d.cycle(1_020).await.expect("cycle").placed, 1, "{engine}: speech fills its 8");
+        let (status, _) = app.call("POST", &format!("/api/jobs/{next}/cancel"), Some(&speech), None).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(d.cycle(1_021).await.expect("cycle").placed, 1, "{engine}: the freed GPUs are reused");
+        let (_, v) = app.call("GET", "/api/jobs?state=running", Some(&speech), None).await;
+        let running: Vec<i64> =
+            v["jobs"].as_array().unwrap().iter().map(|j| j["id"].as_i64().unwrap()).collect();
+        assert!(running.contains(&waiting) && !running.contains(&next), "{engine}: {running:?}");
     }
 }
 

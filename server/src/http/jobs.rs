@@ -13,6 +13,9 @@ use crate::http::{ApiError, AppJson, AppState};
 use crate::store::jobs::NewJob;
 use crate::store::users::Role;
 
+const CANCELLED_EVENT: &str = "INSERT INTO events (at, kind, job_id, actor, policy, message, detail) \
+     VALUES ($1, 'cancelled', $2, $3, NULL, $4, '{}')";
+
 fn one_of(value: &str, allowed: &[&str], field: &str) -> Result<(), ApiError> {
     if allowed.contains(&value) {
         Ok(())
@@ -185,24 +188,32 @@ pub async fn cancel(
     if !allowed {
         return Err(ApiError::Forbidden("members cancel their own jobs; managers their group's".into()));
     }
-    if job_state != "pending" && job_state != "running" {
-        return Err(ApiError::Conflict(format!("job {id} is already {job_state}")));
-    }
     let now = state.now();
     let mut tx = state.store.pool.begin().await?;
-    sqlx::query("UPDATE jobs SET state = 'cancelled', reason = NULL, position = NULL WHERE id = $1")
+    // Conditional on the state, so a job that finished meanwhile is not "cancelled".
+    let done = sqlx::query(
+        "UPDATE jobs SET state = 'cancelled', reason = NULL, position = NULL \
+         WHERE id = $1 AND state IN ('pending', 'running')",
+    )
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
+    if done.rows_affected() != 1 {
+        return Err(ApiError::Conflict(format!("job {id} is already {job_state}")));
+    }
+    // A cancelled running job's GPUs go back to the pool at once (R1).
+    sqlx::query("UPDATE allocations SET ended_at = $1 WHERE job_id = $2 AND ended_at IS NULL")
+        .bind(now)
         .bind(id)
         .execute(&mut *tx)
         .await?;
-    sqlx::query("INSERT INTO events (at, kind, job_id, actor, policy, message, detail) VALUES ($1, 'cancelled', $2, $3, NULL, $4, '{}')")
+    sqlx::query(CANCELLED_EVENT)
         .bind(now)
         .bind(id)
         .bind(&user.username)
         .bind(format!("{} cancelled job {id}", user.username))
         .execute(&mut *tx)
-        .await
-        ?;
-    // A cancelled running job's GPUs go back to the pool at once (R1).
+        .await?;
     tx.commit().await?;
     state.wake.notify_one();
     Ok(Json(json!({ "id": id, "state": "cancelled" })))
