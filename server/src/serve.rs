@@ -28,7 +28,13 @@ fn secret(data_dir: &Path) -> Result<Vec<u8>, String> {
     }
     std::fs::create_dir_all(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
     let s = random_b64(48).into_bytes();
-    std::fs::write(&path, &s).map_err(|e| format!("{}: {e}", path.display()))?;
+    // Readable by the server's user only: whoever reads it can mint tokens.
+    let mut file = std::fs::OpenOptions::new();
+    file.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut file, 0o600);
+    let mut file = file.open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::io::Write::write_all(&mut file, &s).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(s)
 }
 

@@ -75,6 +75,11 @@ fn a_killed_server_loses_no_acknowledged_job_and_holds_no_gpu_twice() {
     let addr = format!("127.0.0.1:{}", free_port());
     let mut server = start(&dir, &addr);
     let token = login(&addr);
+    // The token secret the server made is readable by its user only.
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(format!("{dir}/secret")).unwrap().permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o600);
 
     let acknowledged = Arc::new(Mutex::new(Vec::<i64>::new()));
     let stop = Arc::new(AtomicBool::new(false));
