@@ -80,3 +80,21 @@ async fn bad_bodies_get_a_clear_4xx_and_write_nothing() {
         assert_eq!((app.count("jobs").await, app.count("events").await), (jobs + 1, events + 1), "{engine}");
     }
 }
+
+// The records refuse what breaks their rules whatever the caller: a user of a group
+// that does not exist is refused (foreign keys are on for every connection).
+#[tokio::test]
+async fn the_records_enforce_their_own_rules() {
+    for engine in engines() {
+        let app = TestApp::new(engine).await;
+        let store = &app.state.store;
+        let bad_group =
+            store.create_user("ghost", "pw", tidepool::store::users::Role::Member, Some(99_999), 1).await;
+        assert!(bad_group.is_err(), "{engine}: a user of a missing group");
+        let no_group = store.create_user("loner", "pw", tidepool::store::users::Role::Member, None, 1).await;
+        assert!(no_group.is_err(), "{engine}: a member without a group");
+        let users = app.count("users").await;
+        assert!(store.create_user("ghost", "pw", tidepool::store::users::Role::Admin, None, 1).await.is_ok());
+        assert_eq!(app.count("users").await, users + 1, "{engine}: nothing else was written");
+    }
+}

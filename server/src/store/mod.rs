@@ -49,17 +49,31 @@ impl Store {
             return Err(StoreError::UnknownEngine(url.into()));
         };
         let url = match engine {
-            // Create the file on first use; WAL lets readers run beside the dispatcher's writes.
+            // Create the file on first use.
             Engine::Sqlite if !url.contains('?') => format!("{url}?mode=rwc"),
             _ => url.to_string(),
         };
         let options = AnyConnectOptions::from_str(&url)?.disable_statement_logging();
         // SQLite takes one writer at a time: a single connection avoids "database is locked".
         let max = if engine == Engine::Sqlite { 1 } else { 16 };
-        let pool = AnyPoolOptions::new().max_connections(max).connect_with(options).await?;
+        let pool = AnyPoolOptions::new()
+            .max_connections(max)
+            // Per-connection settings go on every connection the pool opens, not just the
+            // first: a connection recycled after idling would otherwise skip foreign keys.
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if engine == Engine::Sqlite {
+                        sqlx::query("PRAGMA foreign_keys = ON").execute(&mut *conn).await?;
+                        sqlx::query("PRAGMA busy_timeout = 5000").execute(&mut *conn).await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect_with(options)
+            .await?;
         if engine == Engine::Sqlite {
+            // Persistent in the file: readers run beside the dispatcher's writes.
             sqlx::query("PRAGMA journal_mode = WAL").execute(&pool).await?;
-            sqlx::query("PRAGMA foreign_keys = ON").execute(&pool).await?;
         }
         match engine {
             Engine::Sqlite => sqlx::migrate!("../migrations/sqlite").run(&pool).await?,
