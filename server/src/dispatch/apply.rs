@@ -135,10 +135,16 @@ pub async fn write(
             insert.execute(&mut *tx).await?;
         }
     }
+    // Only what changed: a deep, quiet queue costs no writes.
     for h in &plan.holds {
+        let (reason, position) = (h.reason.to_string(), i64::from(h.position));
+        let shown = &ids.shown[h.pending_index as usize];
+        if shown.0.as_deref() == Some(reason.as_str()) && shown.1 == Some(position) {
+            continue;
+        }
         sqlx::query("UPDATE jobs SET reason = $1, position = $2 WHERE id = $3 AND state = 'pending'")
-            .bind(h.reason.to_string())
-            .bind(i64::from(h.position))
+            .bind(reason)
+            .bind(position)
             .bind(h.job.0 as i64)
             .execute(&mut *tx)
             .await?;

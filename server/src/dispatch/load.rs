@@ -17,6 +17,8 @@ pub struct Ids {
     pub nodes: Vec<i64>,
     /// Per running entry: its allocation rows (one per node).
     pub running: Vec<Vec<i64>>,
+    /// Per pending job: the reason and position people see now (only changes are written).
+    pub shown: Vec<(Option<String>, Option<i64>)>,
 }
 
 fn bad(what: &str, value: &str) -> DispatchError {
@@ -160,8 +162,8 @@ pub async fn snapshot(store: &Store) -> Result<(Snapshot, Ids), DispatchError> {
     }
     for r in sqlx::query(
         "SELECT id, group_id, category, class, gpus, model, topology, time_limit_s, \
-         CAST(CASE WHEN checkpointable THEN 1 ELSE 0 END AS BIGINT), submitted_at, queued_at, attained_gpu_s \
-         FROM jobs WHERE state = 'pending' ORDER BY id",
+         CAST(CASE WHEN checkpointable THEN 1 ELSE 0 END AS BIGINT), submitted_at, queued_at, attained_gpu_s, \
+         reason, CAST(position AS BIGINT) FROM jobs WHERE state = 'pending' ORDER BY id",
     )
     .fetch_all(pool)
     .await?
@@ -180,6 +182,7 @@ pub async fn snapshot(store: &Store) -> Result<(Snapshot, Ids), DispatchError> {
             queued_at: r.try_get(10)?,
             attained_gpu_s: r.try_get::<i64, _>(11)?.max(0) as u64,
         });
+        ids.shown.push((r.try_get(12)?, r.try_get(13)?));
     }
     snap.models = models.0;
     Ok((snap, ids))
