@@ -3,10 +3,7 @@
 use crate::cli::{AdminArgs, AdminCommand};
 use crate::store::Store;
 use crate::store::users::{Role, random_b64};
-
-fn unix_now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
-}
+use crate::unix_now;
 
 /// A store error in words; a duplicate name says so.
 fn friendly(e: crate::store::StoreError, what: &str) -> String {

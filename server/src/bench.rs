@@ -8,6 +8,7 @@ use tidepool_core::testkit::{alloc, cluster, job};
 use tidepool_core::{NativePolicies, Plan, Policies, PriorityClass, Snapshot, plan};
 
 use crate::cli::{BenchCycleArgs, Format};
+use crate::sim::report::nearest_rank;
 
 /// A small deterministic generator (xorshift64*), so every run builds the same snapshot.
 pub struct Rng(u64);
@@ -158,7 +159,7 @@ fn time(snap: &Snapshot, sets: &[&dyn Policies], cycles: u32) -> Vec<Timing> {
         .zip(plans)
         .map(|(mut t, plan)| {
             t.sort_unstable();
-            let p99 = t[((t.len() as f64 * 0.99).ceil() as usize).clamp(1, t.len()) - 1];
+            let p99 = nearest_rank(&t, 0.99).expect("at least one cycle");
             Timing { median: t[t.len() / 2], p99, min: t[0], plan }
         })
         .collect()

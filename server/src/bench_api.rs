@@ -14,6 +14,7 @@ use tower::ServiceExt;
 use crate::cli::{BenchApiArgs, Format};
 use crate::dispatch::{Dispatcher, Lease};
 use crate::http::{AppState, app, auth};
+use crate::sim::report::nearest_rank;
 use crate::store::Store;
 use crate::store::users::Role;
 
@@ -44,8 +45,7 @@ pub fn run(args: &BenchApiArgs) -> Result<String, String> {
 async fn bench(args: &BenchApiArgs) -> Result<String, String> {
     let err = |e: crate::store::StoreError| e.to_string();
     let store = Store::open(&args.database_url).await.map_err(err)?;
-    let now =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+    let now = crate::unix_now();
     // A group and a pool big enough that every job can be placed.
     let group = format!("bench{}", std::process::id());
     let gid = store.create_group(&group, now).await.map_err(err)?;
@@ -112,8 +112,7 @@ async fn bench(args: &BenchApiArgs) -> Result<String, String> {
     }
     let submit = started.elapsed();
     latencies.sort_unstable();
-    let pick =
-        |q: f64| latencies[((latencies.len() as f64 * q).ceil() as usize).clamp(1, latencies.len()) - 1];
+    let pick = |q: f64| nearest_rank(&latencies, q).unwrap_or_default();
 
     let dispatcher = Dispatcher {
         store,

@@ -25,3 +25,8 @@ pub mod sim;
 pub mod simulate;
 /// Durable records: SQLite or PostgreSQL through sqlx.
 pub mod store;
+
+/// The wall clock in Unix seconds, for the drivers that need one (the core never reads it).
+pub fn unix_now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}

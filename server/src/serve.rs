@@ -11,10 +11,7 @@ use crate::dispatch::{DispatchError, Dispatcher, Lease};
 use crate::http::{AppState, app, auth::Keys};
 use crate::policy::select::ModuleFiles;
 use crate::store::{Store, bootstrap_admin, seed_demo, users::random_b64};
-
-fn unix_now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
-}
+use crate::unix_now;
 
 /// The token secret: `TIDEPOOL_SECRET`, else one kept in the data folder (made once), so
 /// tokens survive a restart.

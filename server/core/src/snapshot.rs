@@ -58,4 +58,9 @@ impl Snapshot {
     pub fn time_limit_s(&self, job: &Job) -> u64 {
         job.time_limit_s.unwrap_or(self.config.default_time_limit_s)
     }
+
+    /// GPU-hours a run of `job` may cost (GPUs × planned limit), held against budgets (Q3).
+    pub fn expected_gpu_h(&self, job: &Job) -> f64 {
+        f64::from(job.gpus) * self.time_limit_s(job) as f64 / 3600.0
+    }
 }

@@ -102,7 +102,7 @@ fn answer(runtime: &Runtime, module: &Module, snap: &Snapshot) -> Result<String,
             let mut check = ledger.clone();
             for (job, verdict) in order.iter().map(|&i| &snap.pending[i as usize]).zip(&verdicts) {
                 if let tidepool_core::Verdict::Admit { borrowed } = verdict {
-                    let expected = f64::from(job.gpus) * snap.time_limit_s(job) as f64 / 3600.0;
+                    let expected = snap.expected_gpu_h(job);
                     check.admit(job, borrowed, expected).map_err(|r| {
                         format!("job {} is admitted against the quota rules ({r:?})", job.id.0)
                     })?;

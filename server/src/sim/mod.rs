@@ -4,7 +4,7 @@
 
 mod cluster;
 mod engine;
-mod report;
+pub mod report;
 pub mod time;
 pub mod trace;
 

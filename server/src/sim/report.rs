@@ -42,13 +42,14 @@ fn round(x: f64, places: i32) -> f64 {
     (x * f).round() / f
 }
 
-/// Nearest-rank percentile of sorted values.
+/// The nearest-rank `q` quantile of sorted values; `None` when there are none.
+pub fn nearest_rank<T: Copy>(sorted: &[T], q: f64) -> Option<T> {
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len().max(1));
+    sorted.get(rank - 1).copied()
+}
+
 fn percentile(sorted: &[u64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1] as f64
+    nearest_rank(sorted, q).map_or(0.0, |v| v as f64)
 }
 
 fn mean(values: impl Iterator<Item = u64>) -> f64 {

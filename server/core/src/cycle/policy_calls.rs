@@ -60,7 +60,7 @@ pub(crate) fn checked_verdicts(
     let mut check = ledger.clone();
     for (v, &i) in verdicts.iter_mut().zip(order) {
         let job = &snap.pending[i as usize];
-        let expected_gpu_h = f64::from(job.gpus) * snap.time_limit_s(job) as f64 / 3600.0;
+        let expected_gpu_h = snap.expected_gpu_h(job);
         match v {
             Verdict::Admit { borrowed } => {
                 if let Err(refusal) = check.admit(job, borrowed, expected_gpu_h) {

@@ -62,7 +62,7 @@ impl NativeQuota {
             .iter()
             .map(|&i| {
                 let job = &snap.pending[i as usize];
-                (job.ask(), f64::from(job.gpus) * snap.time_limit_s(job) as f64 / 3600.0)
+                (job.ask(), snap.expected_gpu_h(job))
             })
             .collect();
         self.decide(&asks, snap.models.len(), ledger)
