@@ -76,6 +76,7 @@ async fn bench(args: &BenchApiArgs) -> Result<String, String> {
         keys: Arc::new(keys),
         clock: Arc::new(move || now),
         wake: Arc::new(tokio::sync::Notify::new()),
+        policies: Arc::new(crate::policy::desk::PolicyDesk::new(None)?),
     };
     let me = store.authenticate(&user, "bench-pw").await.map_err(err)?.ok_or("bench user")?;
     let token = auth::issue(&state.keys, &me, "access", now).map_err(|e| e.to_string())?;
@@ -114,11 +115,8 @@ async fn bench(args: &BenchApiArgs) -> Result<String, String> {
     latencies.sort_unstable();
     let pick = |q: f64| nearest_rank(&latencies, q).unwrap_or_default();
 
-    let dispatcher = Dispatcher {
-        store,
-        policies: Arc::new(NativePolicies::default()),
-        lease: Lease { holder: format!("bench-{}", std::process::id()), ttl_s: 60 },
-    };
+    let lease = Lease { holder: format!("bench-{}", std::process::id()), ttl_s: 60 };
+    let dispatcher = Dispatcher::new(store, Arc::new(NativePolicies::default()), lease);
     let started = Instant::now();
     let mut placed = 0;
     loop {

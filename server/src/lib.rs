@@ -7,6 +7,8 @@ pub mod admin;
 pub mod bench;
 /// `tidepool bench api`: the record path's speed, submit to placed.
 pub mod bench_api;
+/// Civil dates in UTC: archive years, budget months.
+pub mod calendar;
 /// Command-line flags of every subcommand.
 pub mod cli;
 /// The live dispatcher: records → plan() → records, under a leader lease.

@@ -4,11 +4,12 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tidepool_core::NativePolicies;
+use tidepool_core::Policies;
 
 use crate::cli::{PolicyEngine, ServeArgs};
 use crate::dispatch::{DispatchError, Dispatcher, Lease};
 use crate::http::{AppState, app, auth::Keys};
+use crate::policy::desk::PolicyDesk;
 use crate::policy::select::ModuleFiles;
 use crate::store::{Store, bootstrap_admin, seed_demo, users::random_b64};
 use crate::unix_now;
@@ -76,26 +77,29 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         println!("seeded the demo organisation (users <group>-lead / <group>-dev, password `demo-password`)");
     }
     let keys = Keys::new(&secret(&args.data_dir)?)?;
-    let files = match args.policies {
-        PolicyEngine::Native => ModuleFiles::default(),
-        PolicyEngine::Wasm => ModuleFiles::defaults(false),
-    };
-    let policies = files.load(NativePolicies::default())?;
+    // Policies: what the records hold (promoted by admins), else the default modules when
+    // asked for; with neither, the built-in policies decide.
+    let desk = Arc::new(PolicyDesk::new(Some(args.data_dir.join("policy-cache")))?);
+    let restored = desk.restore(&store).await?;
+    if args.policies == PolicyEngine::Wasm {
+        desk.install(&store, &ModuleFiles::defaults(false), "tidepool serve", now).await?;
+    }
+    if restored > 0 {
+        println!("policies: {restored} stored versions; deciding: {}", desk.policies.version());
+    }
     let wake = Arc::new(tokio::sync::Notify::new());
     let state = AppState {
         store: store.clone(),
         keys: Arc::new(keys),
         clock: Arc::new(unix_now),
         wake: wake.clone(),
+        policies: desk.clone(),
     };
     let holder =
         format!("{}-{}", std::env::var("HOSTNAME").unwrap_or_else(|_| "tidepool".into()), std::process::id());
     let shutdown_lease = (store.clone(), Lease { holder: holder.clone(), ttl_s: 0 });
-    let dispatcher = Dispatcher {
-        store,
-        policies: Arc::from(policies),
-        lease: Lease { holder, ttl_s: 3 * args.dispatch_interval_s.max(1) as i64 },
-    };
+    let lease = Lease { holder, ttl_s: 3 * args.dispatch_interval_s.max(1) as i64 };
+    let dispatcher = Dispatcher::with_modules(store, desk.policies.clone(), lease);
     tokio::spawn(dispatch_loop(dispatcher, wake, Duration::from_secs(args.dispatch_interval_s.max(1))));
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await

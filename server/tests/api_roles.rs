@@ -14,10 +14,12 @@ const ANON: StatusCode = StatusCode::UNAUTHORIZED;
 
 struct Who {
     admin: String,
-    lead: String,  // manager of vision
-    dev: String,   // member of vision
-    dev2: String,  // another member of vision
-    other: String, // member of speech
+    admin2: String,
+    other_lead: String, // manager of speech
+    lead: String,       // manager of vision
+    dev: String,        // member of vision
+    dev2: String,       // another member of vision
+    other: String,      // member of speech
 }
 
 async fn submit(app: &TestApp, token: &str, group: Option<&str>) -> (StatusCode, Value) {
@@ -51,6 +53,8 @@ async fn every_route_has_a_row_and_every_row_holds() {
             .unwrap();
         let who = Who {
             admin: app.token("admin", "admin-pw").await,
+            admin2: app.token("admin2", "admin2-pw").await,
+            other_lead: app.token("speech-lead", "demo-password").await,
             lead: app.token("vision-lead", "demo-password").await,
             dev: app.token("vision-dev", "demo-password").await,
             dev2: app.token("vision-dev2", "demo-password").await,
@@ -65,7 +69,7 @@ async fn every_route_has_a_row_and_every_row_holds() {
                 rows += 1;
             }
         }
-        assert!(rows >= 9, "{engine}: the document lists every route ({rows})");
+        assert!(rows >= 43, "{engine}: the document lists every route ({rows})");
     }
 }
 
@@ -98,7 +102,12 @@ async fn check(app: &TestApp, who: &Who, method: &str, path: &str) {
             expect(app.call("POST", path, None, Some(&body)).await, OK, &route);
             expect(app.call("POST", path, None, Some(r#"{"refresh_token":"x"}"#)).await, ANON, &route);
         }
-        ("get", "/api/me" | "/api/groups" | "/api/jobs" | "/api/nodes" | "/api/quotas") => {
+        (
+            "get",
+            "/api/me" | "/api/users" | "/api/groups" | "/api/jobs" | "/api/nodes" | "/api/quotas"
+            | "/api/projects" | "/api/templates" | "/api/loans" | "/api/changes" | "/api/pools"
+            | "/api/events" | "/api/archive" | "/api/policies",
+        ) => {
             expect(app.call("GET", path, None, None).await, ANON, &format!("{route} anonymous"));
             for (role, t) in [("admin", &who.admin), ("manager", &who.lead), ("member", &who.dev)] {
                 expect(app.call("GET", path, Some(t), None).await, OK, &format!("{route} {role}"));
@@ -222,6 +231,431 @@ async fn check(app: &TestApp, who: &Who, method: &str, path: &str) {
                 &route,
             );
         }
-        _ => panic!("no row in the role matrix for {route}: add one"),
+        _ => organisation::check(app, who, method, path, &route).await,
+    }
+}
+
+/// Rows for projects, templates, loans, changes, nodes and policies: each case is
+/// (who, expected status), run in order against resources made for the row.
+mod organisation {
+    use super::*;
+
+    const GONE: StatusCode = StatusCode::NOT_FOUND;
+    const CONFLICT: StatusCode = StatusCode::CONFLICT;
+    const UNPROCESSABLE: StatusCode = StatusCode::UNPROCESSABLE_ENTITY;
+    const ACCEPTED: StatusCode = StatusCode::ACCEPTED;
+    const LATER: i64 = 2_000_000_000 + 30 * 86_400;
+
+    async fn cases(
+        app: &TestApp,
+        method: &str,
+        path: &str,
+        body: &str,
+        route: &str,
+        rows: &[(&str, Option<&str>, StatusCode)],
+    ) {
+        for (label, token, want) in rows {
+            let got = app.call(method, path, *token, Some(body)).await;
+            expect(got, *want, &format!("{route} {label}"));
+        }
+    }
+
+    async fn created(app: &TestApp, path: &str, token: &str, body: Value) -> i64 {
+        let (status, v) = app.call("POST", path, Some(token), Some(&body.to_string())).await;
+        assert!(status.is_success(), "{path}: {status} {v}");
+        v["id"].as_i64().or(v["change"].as_i64()).expect("id")
+    }
+
+    async fn project(app: &TestApp, lead: &str) -> i64 {
+        let body = json!({ "name": format!("p{}", app.count("projects").await), "class": "critical", "expires_at": LATER });
+        created(app, "/api/projects", lead, body).await
+    }
+
+    async fn template(app: &TestApp, dev: &str) -> i64 {
+        let name = format!("t{}", app.count("templates").await);
+        let body = json!({ "name": name, "gpus": 1, "image": "pytorch:2", "command": "python train.py" });
+        created(app, "/api/templates", dev, body).await
+    }
+
+    /// vision asks speech for 2 GPUs.
+    async fn loan(app: &TestApp, dev: &str) -> i64 {
+        let body = json!({ "lender": "speech", "gpus": 2, "ends_at": LATER, "why": "deadline" });
+        created(app, "/api/loans", dev, body).await
+    }
+
+    async fn approved_loan(app: &TestApp, who: &Who) -> i64 {
+        let id = loan(app, &who.dev).await;
+        let (s, v) = app
+            .call(
+                "POST",
+                &format!("/api/loans/{id}/approve"),
+                Some(&who.other_lead),
+                Some(r#"{"note":"ok"}"#),
+            )
+            .await;
+        assert_eq!(s, OK, "{v}");
+        id
+    }
+
+    async fn change(app: &TestApp, admin: &str) -> i64 {
+        let body = json!({ "group": "speech", "category": "inference", "guaranteed": 2, "why": "serving" });
+        let (s, v) = app.call("PUT", "/api/quotas", Some(admin), Some(&body.to_string())).await;
+        assert_eq!(s, ACCEPTED, "{v}");
+        v["change"].as_i64().expect("change id")
+    }
+
+    pub async fn check(app: &TestApp, who: &Who, method: &str, path: &str, route: &str) {
+        let (admin, admin2, lead, dev, dev2, other, other_lead) = (
+            Some(who.admin.as_str()),
+            Some(who.admin2.as_str()),
+            Some(who.lead.as_str()),
+            Some(who.dev.as_str()),
+            Some(who.dev2.as_str()),
+            Some(who.other.as_str()),
+            Some(who.other_lead.as_str()),
+        );
+        match (method, path) {
+            ("post", "/api/users") => {
+                let body = |n: &str| {
+                    json!({ "username": n, "password": "long-enough", "role": "member", "group": "vision" })
+                        .to_string()
+                };
+                cases(
+                    app,
+                    "POST",
+                    path,
+                    &body("u0"),
+                    route,
+                    &[("anonymous", None, ANON), ("member", dev, NO), ("manager", lead, NO)],
+                )
+                .await;
+                cases(
+                    app,
+                    "POST",
+                    path,
+                    &body("u1"),
+                    route,
+                    &[("admin", admin, CREATED), ("admin again", admin, CONFLICT)],
+                )
+                .await;
+            }
+            ("post", "/api/projects") => {
+                let body = |n: &str, g: &str| {
+                    json!({ "name": n, "group": g, "class": "critical", "expires_at": LATER }).to_string()
+                };
+                cases(
+                    app,
+                    "POST",
+                    path,
+                    &body("a", "vision"),
+                    route,
+                    &[("anonymous", None, ANON), ("member, own group", dev, NO)],
+                )
+                .await;
+                cases(
+                    app,
+                    "POST",
+                    path,
+                    &body("a", "vision"),
+                    route,
+                    &[("manager, own group", lead, CREATED)],
+                )
+                .await;
+                cases(
+                    app,
+                    "POST",
+                    path,
+                    &body("b", "speech"),
+                    route,
+                    &[("manager, other group", lead, NO), ("admin, any group", admin, CREATED)],
+                )
+                .await;
+            }
+            ("post", "/api/projects/{id}/renew") => {
+                let id = project(app, &who.lead).await;
+                let path = format!("/api/projects/{id}/renew");
+                let body = json!({ "expires_at": LATER + 86_400 }).to_string();
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member, own group", dev, NO),
+                    ("manager, other group", other_lead, NO),
+                    ("manager, own group", lead, OK),
+                    ("admin", admin, OK),
+                ];
+                cases(app, "POST", &path, &body, route, &rows).await;
+                cases(app, "POST", "/api/projects/999999/renew", &body, route, &[("unknown", admin, GONE)])
+                    .await;
+            }
+            ("post", "/api/templates") => {
+                let body = |n: &str, g: Option<&str>| {
+                    let mut b = json!({ "name": n, "gpus": 2, "image": "img", "command": "run" });
+                    if let Some(g) = g {
+                        b["group"] = json!(g);
+                    }
+                    b.to_string()
+                };
+                cases(
+                    app,
+                    "POST",
+                    path,
+                    &body("x", None),
+                    route,
+                    &[("anonymous", None, ANON), ("member, own group", dev, CREATED)],
+                )
+                .await;
+                cases(
+                    app,
+                    "POST",
+                    path,
+                    &body("y", Some("speech")),
+                    route,
+                    &[("member, other group", dev, NO), ("admin, any group", admin, CREATED)],
+                )
+                .await;
+            }
+            ("post", "/api/templates/{id}/grants") => {
+                let id = template(app, &who.dev).await;
+                let path = format!("/api/templates/{id}/grants");
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member, own group", dev, NO),
+                    ("manager, other group", other_lead, NO),
+                    ("manager, own group", lead, CREATED),
+                    ("manager, granted twice", lead, CONFLICT),
+                ];
+                cases(app, "POST", &path, r#"{"group":"speech"}"#, route, &rows).await;
+                cases(app, "POST", &path, r#"{"group":"robotics"}"#, route, &[("admin", admin, CREATED)])
+                    .await;
+            }
+            ("post", "/api/templates/{id}/retire") => {
+                let id = template(app, &who.dev).await;
+                let path = format!("/api/templates/{id}/retire");
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member, own group", dev, NO),
+                    ("manager, other group", other_lead, NO),
+                    ("manager, own group", lead, OK),
+                    ("admin, retired already", admin, CONFLICT),
+                ];
+                cases(app, "POST", &path, r#"{"reason":"stale"}"#, route, &rows).await;
+            }
+            ("post", "/api/loans") => {
+                let ask = |borrower: Option<&str>| {
+                    let mut b = json!({ "lender": "speech", "gpus": 2, "ends_at": LATER, "why": "deadline" });
+                    if let Some(g) = borrower {
+                        b["borrower"] = json!(g);
+                    }
+                    b.to_string()
+                };
+                cases(
+                    app,
+                    "POST",
+                    path,
+                    &ask(None),
+                    route,
+                    &[("anonymous", None, ANON), ("member asks", dev, CREATED)],
+                )
+                .await;
+                cases(
+                    app,
+                    "POST",
+                    path,
+                    &ask(Some("robotics")),
+                    route,
+                    &[("member, for another group", dev, NO)],
+                )
+                .await;
+                cases(
+                    app,
+                    "POST",
+                    path,
+                    &ask(None),
+                    route,
+                    &[("lender's member, from itself", other, UNPROCESSABLE)],
+                )
+                .await;
+                cases(
+                    app,
+                    "POST",
+                    path,
+                    &ask(None),
+                    route,
+                    &[("lender's manager offers", other_lead, CREATED)],
+                )
+                .await;
+                cases(app, "POST", path, &ask(Some("vision")), route, &[("admin offers", admin, CREATED)])
+                    .await;
+            }
+            ("post", "/api/loans/{id}/approve" | "/api/loans/{id}/reject") => {
+                let template = path;
+                let id = loan(app, &who.dev).await;
+                let path = template.replace("{id}", &id.to_string());
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("borrower's member", dev, NO),
+                    ("borrower's manager", lead, NO),
+                    ("lender's member", other, NO),
+                    ("lender's manager", other_lead, OK),
+                    ("twice", admin, CONFLICT),
+                ];
+                cases(app, "POST", &path, r#"{"note":"fine"}"#, route, &rows).await;
+                let id = loan(app, &who.dev).await;
+                let path = template.replace("{id}", &id.to_string());
+                cases(app, "POST", &path, r#"{"note":"fine"}"#, route, &[("admin", admin, OK)]).await;
+            }
+            ("post", "/api/loans/{id}/return") => {
+                let id = approved_loan(app, who).await;
+                let path = format!("/api/loans/{id}/return");
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("lender's member", other, NO),
+                    ("lender's manager", other_lead, NO),
+                    ("borrower's member", dev2, OK),
+                    ("twice", admin, CONFLICT),
+                ];
+                cases(app, "POST", &path, "", route, &rows).await;
+            }
+            ("post", "/api/loans/{id}/reclaim") => {
+                let id = approved_loan(app, who).await;
+                let path = format!("/api/loans/{id}/reclaim");
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("borrower's member", dev, NO),
+                    ("borrower's manager", lead, NO),
+                    ("lender's member", other, NO),
+                    ("lender's manager", other_lead, OK),
+                    ("twice", admin, CONFLICT),
+                ];
+                cases(app, "POST", &path, r#"{"note":"we need them"}"#, route, &rows).await;
+            }
+            ("put", "/api/quotas") => {
+                let body =
+                    json!({ "group": "speech", "category": "training", "guaranteed": 9, "why": "growth" })
+                        .to_string();
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member", dev, NO),
+                    ("manager", lead, NO),
+                    ("admin", admin, ACCEPTED),
+                ];
+                cases(app, "PUT", path, &body, route, &rows).await;
+            }
+            ("post", "/api/changes/{id}/approve" | "/api/changes/{id}/reject") => {
+                let id = change(app, &who.admin).await;
+                let path = path.replace("{id}", &id.to_string());
+                let proposer = if path.ends_with("approve") { NO } else { OK };
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member", dev, NO),
+                    ("manager", lead, NO),
+                    ("the proposer", admin, proposer),
+                ];
+                cases(app, "POST", &path, r#"{"note":"reviewed"}"#, route, &rows).await;
+                let id = change(app, &who.admin).await;
+                let path = format!("/api/changes/{id}/{}", path.rsplit('/').next().unwrap_or_default());
+                cases(
+                    app,
+                    "POST",
+                    &path,
+                    r#"{"note":"reviewed"}"#,
+                    route,
+                    &[("second admin", admin2, OK), ("twice", admin2, CONFLICT)],
+                )
+                .await;
+                cases(
+                    app,
+                    "POST",
+                    "/api/changes/999999/approve",
+                    r#"{"note":"x"}"#,
+                    route,
+                    &[("unknown", admin2, GONE)],
+                )
+                .await;
+            }
+            ("post", "/api/nodes") => {
+                let body =
+                    |n: &str| json!({ "name": n, "pool": "north", "model": "H100", "gpus": 8 }).to_string();
+                cases(
+                    app,
+                    "POST",
+                    path,
+                    &body("n0"),
+                    route,
+                    &[("anonymous", None, ANON), ("member", dev, NO), ("manager", lead, NO)],
+                )
+                .await;
+                cases(
+                    app,
+                    "POST",
+                    path,
+                    &body("n1"),
+                    route,
+                    &[("admin", admin, CREATED), ("admin again", admin, CONFLICT)],
+                )
+                .await;
+            }
+            ("patch", "/api/nodes/{id}") => {
+                let (_, nodes) = app.call("GET", "/api/nodes", admin, None).await;
+                let id = nodes["nodes"][0]["id"].as_i64().expect("a node");
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member", dev, NO),
+                    ("manager", lead, NO),
+                    ("admin", admin, OK),
+                ];
+                cases(app, "PATCH", &format!("/api/nodes/{id}"), r#"{"pool":"east"}"#, route, &rows).await;
+                cases(
+                    app,
+                    "PATCH",
+                    "/api/nodes/999999",
+                    r#"{"healthy":false}"#,
+                    route,
+                    &[("unknown", admin, GONE)],
+                )
+                .await;
+            }
+            ("post", "/api/policies") => {
+                let path = "/api/policies?note=first";
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member", dev, NO),
+                    ("manager", lead, NO),
+                    ("admin, not a module", admin, UNPROCESSABLE),
+                ];
+                cases(app, "POST", path, "not wasm", route, &rows).await;
+            }
+            ("post", "/api/policies/{sha256}/shadow" | "/api/policies/{sha256}/promote") => {
+                let path = path.replace("{sha256}", "00ff");
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member", dev, NO),
+                    ("manager", lead, NO),
+                    ("admin, unknown version", admin, GONE),
+                ];
+                cases(app, "POST", &path, "", route, &rows).await;
+            }
+            ("post", "/api/policies/{sha256}/canary" | "/api/policies/{sha256}/approve") => {
+                let path = path.replace("{sha256}", "00ff");
+                let body =
+                    if path.ends_with("canary") { r#"{"groups":["vision"]}"# } else { r#"{"note":"ok"}"# };
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member", dev, NO),
+                    ("manager", lead, NO),
+                    ("admin, unknown version", admin, GONE),
+                ];
+                cases(app, "POST", &path, body, route, &rows).await;
+            }
+            ("post", "/api/policies/rollback") => {
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member", dev, NO),
+                    ("manager", lead, NO),
+                    ("admin, nothing to roll back", admin, CONFLICT),
+                ];
+                cases(app, "POST", path, r#"{"kind":"priority","note":"bad week"}"#, route, &rows).await;
+            }
+            _ => panic!("no row in the role matrix for {route}: add one"),
+        }
     }
 }

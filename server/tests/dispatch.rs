@@ -13,11 +13,11 @@ use tidepool::dispatch::{DispatchError, Dispatcher, Lease};
 use tidepool_core::NativePolicies;
 
 fn dispatcher(app: &TestApp, holder: &str) -> Dispatcher {
-    Dispatcher {
-        store: app.state.store.clone(),
-        policies: Arc::new(NativePolicies::default()),
-        lease: Lease { holder: holder.into(), ttl_s: 30 },
-    }
+    Dispatcher::new(
+        app.state.store.clone(),
+        Arc::new(NativePolicies::default()),
+        Lease { holder: holder.into(), ttl_s: 30 },
+    )
 }
 
 async fn submit(app: &TestApp, token: &str, name: &str, gpus: u32) -> i64 {
@@ -146,11 +146,7 @@ async fn the_live_dispatcher_runs_policy_modules_and_receipts_name_them() {
         shas.push(m.sha256[..12].to_string());
         wasm.activate(m);
     }
-    let d = Dispatcher {
-        store: app.state.store.clone(),
-        policies: Arc::new(wasm),
-        lease: Lease { holder: "w".into(), ttl_s: 30 },
-    };
+    let d = Dispatcher::new(app.state.store.clone(), Arc::new(wasm), Lease { holder: "w".into(), ttl_s: 30 });
     let vision = app.token("vision-dev", "demo-password").await;
     let id = submit(&app, &vision, "train", 8).await;
     assert_eq!(d.cycle(1_000).await.expect("cycle").placed, 1);

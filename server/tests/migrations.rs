@@ -1,5 +1,5 @@
 //! The two engines' migrations are kept in step: the same files, the same statements,
-//! differing only in the engine's spelling of an auto-increment key and a float.
+//! differing only in the engine's spelling of an auto-increment key, a float and bytes.
 
 use std::path::Path;
 
@@ -26,7 +26,8 @@ fn sqlite_and_postgres_migrations_match() {
     for ((name, lite), (_, pg)) in sqlite.iter().zip(&postgres) {
         let pg = pg
             .replace("BIGSERIAL PRIMARY KEY", "INTEGER PRIMARY KEY AUTOINCREMENT")
-            .replace("DOUBLE PRECISION", "REAL");
+            .replace("DOUBLE PRECISION", "REAL")
+            .replace("BYTEA", "BLOB");
         assert_eq!(lite, &pg, "{name}: the engines differ beyond key and float spelling");
     }
 }

@@ -8,6 +8,8 @@ use tidepool_core::{Plan, Snapshot};
 
 use crate::dispatch::load::Ids;
 use crate::dispatch::{DispatchError, Lease};
+use crate::policy::PolicyEvent;
+use crate::policy::desk::event_row;
 use crate::store::Store;
 
 /// Rows per multi-row statement (well under both engines' parameter limits).
@@ -23,17 +25,25 @@ fn values(rows: usize, cols: usize) -> String {
         .join(", ")
 }
 
+const EVENT_POLICY: &str = "INSERT INTO events (at, kind, job_id, actor, policy, message, detail) VALUES ($1, $2, NULL, 'dispatcher', $3, $4, $5)";
 const EVENT: &str = "INSERT INTO events (at, kind, job_id, actor, policy, message, detail) VALUES ($1, $2, $3, 'dispatcher', $4, $5, $6)";
+
+/// What one cycle decided, on what.
+pub struct Decisions<'a> {
+    pub snap: &'a Snapshot,
+    pub ids: &'a Ids,
+    pub plan: &'a Plan,
+    pub policy_events: &'a [PolicyEvent],
+}
 
 pub async fn write(
     store: &Store,
     lease: &Lease,
     epoch: i64,
     now: i64,
-    snap: &Snapshot,
-    ids: &Ids,
-    plan: &Plan,
+    d: Decisions<'_>,
 ) -> Result<(), DispatchError> {
+    let Decisions { snap, ids, plan, policy_events } = d;
     let mut tx = store.pool.begin().await?;
     // Fencing: a decision carrying a stale epoch is refused (nothing below is written).
     let fenced =
@@ -146,6 +156,18 @@ pub async fn write(
             .bind(reason)
             .bind(position)
             .bind(h.job.0 as i64)
+            .execute(&mut *tx)
+            .await?;
+    }
+    // What the policy modules did this cycle: faults, fallbacks, shadow differences (O1, O2).
+    for e in policy_events {
+        let (kind, message, detail) = event_row(e);
+        sqlx::query(EVENT_POLICY)
+            .bind(now)
+            .bind(kind)
+            .bind(&plan.policy)
+            .bind(message)
+            .bind(detail)
             .execute(&mut *tx)
             .await?;
     }

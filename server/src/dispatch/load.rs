@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use sqlx::Row;
+use sqlx::{AssertSqlSafe, Row};
 use tidepool_core::*;
 
 use crate::dispatch::DispatchError;
@@ -69,7 +69,11 @@ impl Models {
     }
 }
 
-pub async fn snapshot(store: &Store) -> Result<(Snapshot, Ids), DispatchError> {
+/// A job's class as planned: above `normal` only under an unexpired project grant (P2).
+const PLANNED_CLASS: &str = "CASE WHEN j.class = 'critical' AND (p.id IS NULL OR p.expires_at <= $1) \
+     THEN 'normal' ELSE j.class END";
+
+pub async fn snapshot(store: &Store, now: i64) -> Result<(Snapshot, Ids), DispatchError> {
     let pool = &store.pool;
     let mut ids = Ids::default();
     let mut models = Models::default();
@@ -122,19 +126,50 @@ pub async fn snapshot(store: &Store) -> Result<(Snapshot, Ids), DispatchError> {
             spent_gpu_h: 0.0,
         });
     }
-    // One allocation row per node; a gang spans several rows of one job.
-    let mut by_job: BTreeMap<i64, usize> = BTreeMap::new();
+    // Loans the lenders approved and that have not ended (B1).
     for r in sqlx::query(
-        "SELECT a.id, a.job_id, a.node_id, a.gpu_mask, a.borrowed, a.started_at, j.group_id, j.category, j.class, \
-         j.model, j.time_limit_s, CAST(CASE WHEN j.checkpointable THEN 1 ELSE 0 END AS BIGINT) FROM allocations a JOIN jobs j ON j.id = a.job_id \
-         WHERE a.ended_at IS NULL ORDER BY a.id",
+        "SELECT id, lender_id, borrower_id, model, gpus, ends_at FROM loans \
+         WHERE state = 'active' AND ends_at > $1 ORDER BY id",
     )
+    .bind(now)
     .fetch_all(pool)
     .await?
     {
+        snap.loans.push(Loan {
+            id: LoanId(r.try_get::<i64, _>(0)? as u64),
+            lender: group(&ids, r.try_get(1)?)?,
+            borrower: r.try_get::<Option<i64>, _>(2)?.map(|b| group(&ids, b)).transpose()?,
+            model: models.id(r.try_get(3)?),
+            gpus: r.try_get::<i64, _>(4)?.max(0) as u32,
+            ends_at: Some(r.try_get(5)?),
+        });
+    }
+    // Budgets (Q3): what each quota spent this month.
+    let spent = store.spent_this_month(now).await?;
+    for ((group_id, model, cat), hours) in spent {
+        let Some(g) = ids.groups.iter().position(|g| *g == group_id) else { continue };
+        let (model, cat) = (models.id(model), category(&cat)?);
+        if let Some(q) = snap
+            .quotas
+            .iter_mut()
+            .find(|q| q.group == GroupId(g as u32) && q.model == model && q.category == cat)
+        {
+            q.spent_gpu_h += hours;
+        }
+    }
+    // One allocation row per node; a gang spans several rows of one job.
+    let mut by_job: BTreeMap<i64, usize> = BTreeMap::new();
+    let sql = format!(
+        "SELECT a.id, a.job_id, a.node_id, a.gpu_mask, a.borrowed, a.started_at, j.group_id, j.category, \
+         {PLANNED_CLASS}, j.model, j.time_limit_s, CAST(CASE WHEN j.checkpointable THEN 1 ELSE 0 END AS BIGINT) \
+         FROM allocations a JOIN jobs j ON j.id = a.job_id LEFT JOIN projects p ON p.id = j.project_id \
+         WHERE a.ended_at IS NULL ORDER BY a.id"
+    );
+    for r in sqlx::query(AssertSqlSafe(sql)).bind(now).fetch_all(pool).await? {
         let job: i64 = r.try_get(1)?;
         let node_id: i64 = r.try_get(2)?;
-        let node = ids.nodes.iter().position(|n| *n == node_id).ok_or_else(|| bad("node", &node_id.to_string()))?;
+        let node =
+            ids.nodes.iter().position(|n| *n == node_id).ok_or_else(|| bad("node", &node_id.to_string()))?;
         let slot = Slot { node: NodeId(node as u32), gpus: r.try_get::<i64, _>(3)? as u64 };
         if let Some(&k) = by_job.get(&job) {
             snap.running[k].slots.push(slot);
@@ -160,14 +195,13 @@ pub async fn snapshot(store: &Store) -> Result<(Snapshot, Ids), DispatchError> {
             draining_for: None,
         });
     }
-    for r in sqlx::query(
-        "SELECT id, group_id, category, class, gpus, model, topology, time_limit_s, \
-         CAST(CASE WHEN checkpointable THEN 1 ELSE 0 END AS BIGINT), submitted_at, queued_at, attained_gpu_s, \
-         reason, CAST(position AS BIGINT) FROM jobs WHERE state = 'pending' ORDER BY id",
-    )
-    .fetch_all(pool)
-    .await?
-    {
+    let sql = format!(
+        "SELECT j.id, j.group_id, j.category, {PLANNED_CLASS}, j.gpus, j.model, j.topology, j.time_limit_s, \
+         CAST(CASE WHEN j.checkpointable THEN 1 ELSE 0 END AS BIGINT), j.submitted_at, j.queued_at, \
+         j.attained_gpu_s, j.reason, CAST(j.position AS BIGINT) FROM jobs j \
+         LEFT JOIN projects p ON p.id = j.project_id WHERE j.state = 'pending' ORDER BY j.id"
+    );
+    for r in sqlx::query(AssertSqlSafe(sql)).bind(now).fetch_all(pool).await? {
         snap.pending.push(Job {
             id: JobId(r.try_get::<i64, _>(0)? as u64),
             group: group(&ids, r.try_get(1)?)?,

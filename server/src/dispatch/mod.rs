@@ -4,6 +4,7 @@
 //! dispatcher that lost the lease (paused, partitioned) cannot write a stale decision (O3).
 
 mod apply;
+mod grants;
 mod lease;
 mod load;
 
@@ -13,6 +14,7 @@ use std::sync::Arc;
 
 use tidepool_core::{Policies, plan};
 
+use crate::policy::WasmPolicies;
 use crate::store::{Store, StoreError};
 
 /// What one cycle did.
@@ -45,9 +47,21 @@ pub struct Dispatcher {
     pub store: Store,
     pub policies: Arc<dyn Policies + Send + Sync>,
     pub lease: Lease,
+    /// Where policy faults, fallbacks and shadow differences come from, to be stored
+    /// with the cycle's decisions.
+    pub policy_events: Option<Arc<WasmPolicies>>,
 }
 
 impl Dispatcher {
+    pub fn new(store: Store, policies: Arc<dyn Policies + Send + Sync>, lease: Lease) -> Dispatcher {
+        Dispatcher { store, policies, lease, policy_events: None }
+    }
+
+    /// Dispatches with modules: their events are stored with each cycle.
+    pub fn with_modules(store: Store, policies: Arc<WasmPolicies>, lease: Lease) -> Dispatcher {
+        Dispatcher { store, policies: policies.clone(), lease, policy_events: Some(policies) }
+    }
+
     /// Runs one cycle at `now` if this instance holds (or can take) the lease.
     pub async fn cycle(&self, now: i64) -> Result<CycleReport, DispatchError> {
         let epoch = self.lease.acquire(&self.store, now).await?;
@@ -57,7 +71,8 @@ impl Dispatcher {
     /// Plans and writes as the holder of lease `epoch`; refused, writing nothing, if
     /// the lease has moved on since.
     pub async fn run(&self, epoch: i64, now: i64) -> Result<CycleReport, DispatchError> {
-        let (snap, ids) = load::snapshot(&self.store).await?;
+        grants::remind(&self.store, now).await?;
+        let (snap, ids) = load::snapshot(&self.store, now).await?;
         let policies = self.policies.clone();
         // Planning is CPU work: keep it off the async workers.
         let (snap, p) = tokio::task::spawn_blocking(move || {
@@ -66,7 +81,9 @@ impl Dispatcher {
         })
         .await
         .map_err(|e| DispatchError::Corrupt(format!("planning panicked: {e}")))?;
-        apply::write(&self.store, &self.lease, epoch, now, &snap, &ids, &p).await?;
+        let events = self.policy_events.as_ref().map(|w| w.take_events()).unwrap_or_default();
+        let decisions = apply::Decisions { snap: &snap, ids: &ids, plan: &p, policy_events: &events };
+        apply::write(&self.store, &self.lease, epoch, now, decisions).await?;
         Ok(CycleReport {
             epoch,
             placed: p.placements.len(),

@@ -102,3 +102,59 @@ pub async fn create_group(
     let id = state.store.create_group(name, state.now()).await?;
     Ok((StatusCode::CREATED, Json(json!({ "id": id, "name": name }))))
 }
+
+/// Everyone's username, role and group: who holds what is team-visible (V3).
+pub async fn users(State(state): State<AppState>, _caller: Caller) -> Result<Json<Value>, ApiError> {
+    let rows = sqlx::query(
+        "SELECT u.id, u.username, u.role, g.name FROM users u LEFT JOIN groups g ON g.id = u.group_id ORDER BY u.username",
+    )
+    .fetch_all(&state.store.pool)
+    .await?;
+    let users = crate::http::rows::objects(
+        &rows,
+        &[
+            ("id", crate::http::rows::Col::Int),
+            ("username", crate::http::rows::Col::Text),
+            ("role", crate::http::rows::Col::Text),
+            ("group", crate::http::rows::Col::OptText),
+        ],
+    )?;
+    Ok(Json(json!({ "users": users })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewUser {
+    username: String,
+    password: String,
+    role: String,
+    group: Option<String>,
+}
+
+pub async fn create_user(
+    State(state): State<AppState>,
+    Caller(user): Caller,
+    AppJson(body): AppJson<NewUser>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    crate::http::scope::require_admin(&user, "create accounts")?;
+    let role = Role::parse(&body.role)
+        .ok_or_else(|| ApiError::Unprocessable("role must be admin, manager or member".into()))?;
+    let name = body.username.trim();
+    if name.is_empty()
+        || name.len() > 64
+        || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    {
+        return Err(ApiError::Unprocessable("a username is 1-64 letters, digits, '-', '_' or '.'".into()));
+    }
+    if body.password.chars().count() < 8 || body.password.len() > 1000 {
+        return Err(ApiError::Unprocessable("a password is 8 to 1000 characters".into()));
+    }
+    let group = match (&body.group, role) {
+        (None, Role::Admin) => None,
+        (Some(_), Role::Admin) => return Err(ApiError::Unprocessable("admins belong to no group".into())),
+        (Some(g), _) => Some(crate::http::scope::group_named(&state, g).await?),
+        (None, _) => return Err(ApiError::Unprocessable("managers and members belong to a group".into())),
+    };
+    let id = state.store.create_user(name, &body.password, role, group, state.now()).await?;
+    Ok((StatusCode::CREATED, Json(json!({ "id": id, "username": name }))))
+}

@@ -2,60 +2,120 @@
 //! their own jobs), managers for their group, admins anywhere (Q6).
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::Row;
 
 use crate::http::auth::Caller;
-use crate::http::{ApiError, AppJson, AppState};
+use crate::http::scope::{CATEGORIES, CLASSES, TOPOLOGIES, acting_group, one_of, text};
+use crate::http::{ApiError, AppJson, AppPath, AppQuery, AppState, projects, templates};
 use crate::store::jobs::NewJob;
 use crate::store::users::Role;
 
 const CANCELLED_EVENT: &str = "INSERT INTO events (at, kind, job_id, actor, policy, message, detail) \
      VALUES ($1, 'cancelled', $2, $3, NULL, $4, '{}')";
 
-fn one_of(value: &str, allowed: &[&str], field: &str) -> Result<(), ApiError> {
-    if allowed.contains(&value) {
-        Ok(())
-    } else {
-        Err(ApiError::Unprocessable(format!("{field} must be one of {allowed:?}, not `{value}`")))
-    }
-}
-
+/// A submission: a spec, or a template (T1) with at most a name of its own.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Submit {
-    name: String,
-    command: String,
-    gpus: u32,
+    name: Option<String>,
+    command: Option<String>,
+    gpus: Option<u32>,
     /// Admins name the group; everyone else submits for their own.
     group: Option<String>,
-    #[serde(default = "default_model")]
-    model: String,
-    #[serde(default = "default_category")]
-    category: String,
-    #[serde(default = "default_class")]
-    class: String,
-    #[serde(default = "default_topology")]
-    topology: String,
+    model: Option<String>,
+    category: Option<String>,
+    class: Option<String>,
+    topology: Option<String>,
     time_limit_s: Option<u64>,
+    checkpointable: Option<bool>,
+    /// Launch this template: its frozen shape, nothing overridden (T1).
+    template: Option<i64>,
+    /// The project whose priority grant the job runs under (P2).
+    project: Option<String>,
+    /// Archive tags (A2).
     #[serde(default)]
-    checkpointable: bool,
+    tags: Vec<String>,
 }
 
-fn default_model() -> String {
-    "A100-80G".into()
+/// What a job will be, from a spec or a template.
+pub struct Spec {
+    pub name: String,
+    pub command: String,
+    pub gpus: i64,
+    pub model: String,
+    pub category: String,
+    pub class: String,
+    pub topology: String,
+    pub time_limit_s: Option<i64>,
+    pub checkpointable: bool,
 }
-fn default_category() -> String {
-    "training".into()
+
+impl Submit {
+    fn has_shape(&self) -> bool {
+        self.command.is_some()
+            || self.gpus.is_some()
+            || self.model.is_some()
+            || self.category.is_some()
+            || self.class.is_some()
+            || self.topology.is_some()
+            || self.time_limit_s.is_some()
+            || self.checkpointable.is_some()
+    }
+
+    fn spec(self) -> Result<Spec, ApiError> {
+        let (Some(name), Some(command), Some(gpus)) = (self.name, self.command, self.gpus) else {
+            return Err(ApiError::Unprocessable(
+                "a job needs a name, a command and gpus, or a template".into(),
+            ));
+        };
+        Ok(Spec {
+            name,
+            command,
+            gpus: i64::from(gpus),
+            model: self.model.unwrap_or_else(|| "A100-80G".into()),
+            category: self.category.unwrap_or_else(|| "training".into()),
+            class: self.class.unwrap_or_else(|| "normal".into()),
+            topology: self.topology.unwrap_or_else(|| "any".into()),
+            time_limit_s: self.time_limit_s.map(|t| t.min(i64::MAX as u64) as i64),
+            checkpointable: self.checkpointable.unwrap_or(false),
+        })
+    }
 }
-fn default_class() -> String {
-    "normal".into()
+
+/// The checks every job passes, from a spec or a template.
+pub fn validate(spec: &Spec) -> Result<(), ApiError> {
+    text(&spec.name, "name", 200)?;
+    if spec.command.is_empty() || spec.command.len() > 10_000 {
+        return Err(ApiError::Unprocessable("a command is 1 to 10,000 bytes".into()));
+    }
+    if !(1..=4096).contains(&spec.gpus) {
+        return Err(ApiError::Unprocessable("gpus must be between 1 and 4096".into()));
+    }
+    text(&spec.model, "model", 64)?;
+    if spec.time_limit_s.is_some_and(|t| t <= 0 || t > 365 * 86_400) {
+        return Err(ApiError::Unprocessable("time_limit_s must be between 1 s and a year".into()));
+    }
+    one_of(&spec.category, CATEGORIES, "category")?;
+    one_of(&spec.class, CLASSES, "class")?;
+    one_of(&spec.topology, TOPOLOGIES, "topology")
 }
-fn default_topology() -> String {
-    "any".into()
+
+fn tags(tags: &[String]) -> Result<Vec<String>, ApiError> {
+    if tags.len() > 16 {
+        return Err(ApiError::Unprocessable("at most 16 tags".into()));
+    }
+    let mut out: Vec<String> = Vec::with_capacity(tags.len());
+    for t in tags {
+        let t = text(t, "a tag", 64)?.to_lowercase();
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    Ok(out)
 }
 
 pub async fn submit(
@@ -63,57 +123,38 @@ pub async fn submit(
     Caller(user): Caller,
     AppJson(body): AppJson<Submit>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let group_id = match (&body.group, user.role, user.group_id) {
-        (Some(name), Role::Admin, _) => state
-            .store
-            .group_id(name)
-            .await?
-            .ok_or_else(|| ApiError::Unprocessable(format!("no group `{name}`")))?,
-        (None, Role::Admin, _) => {
-            return Err(ApiError::Unprocessable("an admin names the job's group".into()));
+    let group_id = acting_group(&state, &user, body.group.as_deref()).await?;
+    let tags = tags(&body.tags)?;
+    let project = body.project.clone();
+    let template_id = body.template;
+    let spec = match body.template {
+        Some(_) if body.has_shape() => {
+            return Err(ApiError::Unprocessable(
+                "a template fixes the job's shape: give only a name, project and tags with it".into(),
+            ));
         }
-        (Some(name), _, Some(own)) => {
-            let id = state.store.group_id(name).await?;
-            if id != Some(own) {
-                return Err(ApiError::Forbidden("you submit for your own group only".into()));
-            }
-            own
-        }
-        (None, _, Some(own)) => own,
-        (_, _, None) => return Err(ApiError::Forbidden("your account belongs to no group".into())),
+        Some(id) => templates::launch_spec(&state, id, group_id, body.name.as_deref()).await?,
+        None => body.spec()?,
     };
-    if body.name.trim().is_empty()
-        || body.name.len() > 200
-        || body.command.is_empty()
-        || body.command.len() > 10_000
-    {
-        return Err(ApiError::Unprocessable(
-            "a job needs a name (≤ 200 characters) and a command (≤ 10,000)".into(),
-        ));
-    }
-    if !(1..=4096).contains(&body.gpus) {
-        return Err(ApiError::Unprocessable("gpus must be between 1 and 4096".into()));
-    }
-    if body.time_limit_s.is_some_and(|t| t == 0 || t > 365 * 86_400) {
-        return Err(ApiError::Unprocessable("time_limit_s must be between 1 s and a year".into()));
-    }
-    one_of(&body.category, &["training", "inference", "pretraining"], "category")?;
-    one_of(&body.class, &["batch", "experiment", "normal", "critical"], "class")?;
-    one_of(&body.topology, &["any", "same-node", "same-nvlink"], "topology")?;
+    validate(&spec)?;
     let now = state.now();
+    let project_id = projects::admit(&state, group_id, project.as_deref(), &spec, now).await?;
     let job = NewJob {
         group_id,
         submitted_by: user.id,
         actor: &user.username,
-        name: body.name.trim(),
-        category: &body.category,
-        class: &body.class,
-        gpus: i64::from(body.gpus),
-        model: &body.model,
-        topology: &body.topology,
-        time_limit_s: body.time_limit_s.map(|t| t as i64),
-        checkpointable: body.checkpointable,
-        command: &body.command,
+        name: spec.name.trim(),
+        category: &spec.category,
+        class: &spec.class,
+        gpus: spec.gpus,
+        model: &spec.model,
+        topology: &spec.topology,
+        time_limit_s: spec.time_limit_s,
+        checkpointable: spec.checkpointable,
+        command: &spec.command,
+        project_id,
+        template_id,
+        tags: &tags,
     };
     let id = state.store.submit_job(&job, now).await?;
     state.wake.notify_one();
@@ -135,7 +176,7 @@ fn default_limit() -> i64 {
 pub async fn list(
     State(state): State<AppState>,
     _caller: Caller,
-    Query(q): Query<ListQuery>,
+    AppQuery(q): AppQuery<ListQuery>,
 ) -> Result<Json<Value>, ApiError> {
     if let Some(s) = &q.state {
         one_of(s, &["pending", "running", "succeeded", "failed", "timed-out", "cancelled"], "state")?;
@@ -172,7 +213,7 @@ pub async fn list(
 pub async fn cancel(
     State(state): State<AppState>,
     Caller(user): Caller,
-    Path(id): Path<i64>,
+    AppPath(id): AppPath<i64>,
 ) -> Result<Json<Value>, ApiError> {
     let row = sqlx::query("SELECT group_id, submitted_by, state FROM jobs WHERE id = $1")
         .bind(id)
@@ -192,10 +233,11 @@ pub async fn cancel(
     let mut tx = state.store.pool.begin().await?;
     // Conditional on the state, so a job that finished meanwhile is not "cancelled".
     let done = sqlx::query(
-        "UPDATE jobs SET state = 'cancelled', reason = NULL, position = NULL \
+        "UPDATE jobs SET state = 'cancelled', reason = NULL, position = NULL, finished_at = $2 \
          WHERE id = $1 AND state IN ('pending', 'running')",
     )
     .bind(id)
+    .bind(now)
     .execute(&mut *tx)
     .await?;
     if done.rows_affected() != 1 {

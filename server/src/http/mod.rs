@@ -4,21 +4,31 @@
 
 mod accounts;
 pub mod auth;
+mod changes;
+mod cluster;
 mod error;
 mod extract;
-mod jobs;
+pub mod jobs;
+mod loans;
 mod openapi;
+mod policies;
+pub mod projects;
+mod records;
+mod rows;
+pub mod scope;
+mod templates;
 mod views;
 
 use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post};
+use axum::routing::{get, patch, post};
 
 pub use error::ApiError;
-pub use extract::AppJson;
+pub use extract::{AppBytes, AppJson, AppPath, AppQuery};
 
+use crate::policy::desk::PolicyDesk;
 use crate::store::Store;
 
 /// The largest request body accepted.
@@ -33,6 +43,8 @@ pub struct AppState {
     pub clock: Arc<dyn Fn() -> i64 + Send + Sync>,
     /// Wakes the dispatcher (a job was submitted or cancelled) before its timer does.
     pub wake: Arc<tokio::sync::Notify>,
+    /// Policy modules: the runtime, the dispatcher's policies and their registry.
+    pub policies: Arc<PolicyDesk>,
 }
 
 impl AppState {
@@ -51,6 +63,8 @@ pub enum Access {
     SignedIn,
     /// Members act within their own group; managers within theirs; admins anywhere.
     OwnGroup,
+    /// The group's manager, or an admin (approvals, grants, renewals).
+    GroupManager,
     /// Admins only.
     Admin,
 }
@@ -63,70 +77,117 @@ pub struct Route {
     pub access: Access,
 }
 
+const fn route(method: &'static str, path: &'static str, access: Access, summary: &'static str) -> Route {
+    Route { method, path, summary, access }
+}
+
+use Access::{Admin, GroupManager, OwnGroup, Public, SignedIn};
+
 /// Every route, with its access rule.
 pub const ROUTES: &[Route] = &[
-    Route { method: "get", path: "/api/openapi.json", summary: "This document", access: Access::Public },
-    Route {
-        method: "post",
-        path: "/api/auth/login",
-        summary: "Sign in: tokens for a username and password",
-        access: Access::Public,
-    },
-    Route {
-        method: "post",
-        path: "/api/auth/refresh",
-        summary: "A new access token for a refresh token",
-        access: Access::Public,
-    },
-    Route { method: "get", path: "/api/me", summary: "The signed-in user", access: Access::SignedIn },
-    Route { method: "get", path: "/api/groups", summary: "All groups", access: Access::SignedIn },
-    Route { method: "post", path: "/api/groups", summary: "Create a group", access: Access::Admin },
-    Route {
-        method: "get",
-        path: "/api/jobs",
-        summary: "Jobs, newest first, with state and reason",
-        access: Access::SignedIn,
-    },
-    Route { method: "post", path: "/api/jobs", summary: "Submit a job", access: Access::OwnGroup },
-    Route {
-        method: "get",
-        path: "/api/jobs/{id}",
-        summary: "A job's dispatch receipt: what ran where, when, by which policy and why",
-        access: Access::SignedIn,
-    },
-    Route {
-        method: "post",
-        path: "/api/jobs/{id}/cancel",
-        summary: "Cancel a job",
-        access: Access::OwnGroup,
-    },
-    Route {
-        method: "get",
-        path: "/api/quotas",
-        summary: "Quotas per group, model and category, with GPUs in use, over and under",
-        access: Access::SignedIn,
-    },
-    Route {
-        method: "get",
-        path: "/api/nodes",
-        summary: "Pools, nodes and GPUs: who holds each, since and until when",
-        access: Access::SignedIn,
-    },
+    route("get", "/api/openapi.json", Public, "This document"),
+    route("post", "/api/auth/login", Public, "Sign in: tokens for a username and password"),
+    route("post", "/api/auth/refresh", Public, "A new access token for a refresh token"),
+    route("get", "/api/me", SignedIn, "The signed-in user"),
+    route("get", "/api/users", SignedIn, "Every account's username, role and group"),
+    route("post", "/api/users", Admin, "Create an account"),
+    route("get", "/api/groups", SignedIn, "All groups"),
+    route("post", "/api/groups", Admin, "Create a group"),
+    route("get", "/api/jobs", SignedIn, "Jobs, newest first, with state and reason"),
+    route("post", "/api/jobs", OwnGroup, "Submit a job from a spec or a template, under a project's grant"),
+    route(
+        "get",
+        "/api/jobs/{id}",
+        SignedIn,
+        "A job's dispatch receipt: what ran where, when, by which policy and why",
+    ),
+    route("post", "/api/jobs/{id}/cancel", OwnGroup, "Cancel a job (members: their own)"),
+    route("get", "/api/projects", SignedIn, "Projects and their priority grants, with expiry warnings"),
+    route("post", "/api/projects", GroupManager, "Grant a project priority until an expiry, up to a GPU cap"),
+    route("post", "/api/projects/{id}/renew", GroupManager, "Renew a project's priority grant"),
+    route(
+        "get",
+        "/api/templates",
+        SignedIn,
+        "Templates with grants and usage; ?stale_days=N for the retirement review",
+    ),
+    route("post", "/api/templates", OwnGroup, "Create a template for the group"),
+    route("post", "/api/templates/{id}/grants", GroupManager, "Let another group use a template"),
+    route("post", "/api/templates/{id}/retire", GroupManager, "Retire a template"),
+    route("get", "/api/loans", SignedIn, "Loans between groups and their decisions"),
+    route("post", "/api/loans", OwnGroup, "Ask another group for GPUs, or (lender's manager) offer them"),
+    route("post", "/api/loans/{id}/approve", GroupManager, "The lender's manager approves a request"),
+    route("post", "/api/loans/{id}/reject", GroupManager, "The lender's manager rejects a request"),
+    route("post", "/api/loans/{id}/return", OwnGroup, "The borrower gives a loan back early"),
+    route("post", "/api/loans/{id}/reclaim", GroupManager, "The lender takes a loan back early"),
+    route(
+        "get",
+        "/api/quotas",
+        SignedIn,
+        "Quotas per group, model and category, with GPUs in use, over and under",
+    ),
+    route("put", "/api/quotas", Admin, "Propose a quota change; a second admin applies it"),
+    route("get", "/api/changes", SignedIn, "Configuration changes and their reviews"),
+    route("post", "/api/changes/{id}/approve", Admin, "Apply a proposed change (not its proposer)"),
+    route("post", "/api/changes/{id}/reject", Admin, "Reject or withdraw a proposed change"),
+    route("get", "/api/nodes", SignedIn, "Pools, nodes and GPUs: who holds each, since and until when"),
+    route("post", "/api/nodes", Admin, "Add a node"),
+    route("patch", "/api/nodes/{id}", Admin, "Move a node to a pool, or take it out of service"),
+    route("get", "/api/pools", SignedIn, "Capacity per pool: surplus or tight"),
+    route("get", "/api/events", SignedIn, "The event log, newest first"),
+    route("get", "/api/archive", SignedIn, "Finished jobs by group, year and tag"),
+    route("get", "/api/policies", SignedIn, "Policy versions per kind with their history"),
+    route(
+        "post",
+        "/api/policies",
+        Admin,
+        "Upload a policy module (the body is the component); ?note= the change",
+    ),
+    route("post", "/api/policies/{sha256}/shadow", Admin, "Run a version in shadow beside the active one"),
+    route("post", "/api/policies/{sha256}/canary", Admin, "Let a version decide for chosen groups"),
+    route("post", "/api/policies/{sha256}/promote", Admin, "Ask for a version's promotion"),
+    route("post", "/api/policies/{sha256}/approve", Admin, "Approve a promotion (a second admin)"),
+    route("post", "/api/policies/rollback", Admin, "Go back to the previously active version of a kind"),
 ];
 
 /// The whole API.
 pub fn app(state: AppState) -> Router {
+    let upload = post(policies::upload).layer(DefaultBodyLimit::max(policies::MAX_MODULE_BYTES));
     Router::new()
         .route("/api/openapi.json", get(openapi::document))
         .route("/api/auth/login", post(accounts::login))
         .route("/api/auth/refresh", post(accounts::refresh))
         .route("/api/me", get(accounts::me))
+        .route("/api/users", get(accounts::users).post(accounts::create_user))
         .route("/api/groups", get(accounts::groups).post(accounts::create_group))
         .route("/api/jobs", get(jobs::list).post(jobs::submit))
         .route("/api/jobs/{id}", get(views::receipt))
         .route("/api/jobs/{id}/cancel", post(jobs::cancel))
-        .route("/api/nodes", get(views::nodes))
-        .route("/api/quotas", get(views::quotas))
+        .route("/api/projects", get(projects::list).post(projects::create))
+        .route("/api/projects/{id}/renew", post(projects::renew))
+        .route("/api/templates", get(templates::list).post(templates::create))
+        .route("/api/templates/{id}/grants", post(templates::grant))
+        .route("/api/templates/{id}/retire", post(templates::retire))
+        .route("/api/loans", get(loans::list).post(loans::create))
+        .route("/api/loans/{id}/approve", post(loans::approve))
+        .route("/api/loans/{id}/reject", post(loans::reject))
+        .route("/api/loans/{id}/return", post(loans::give_back))
+        .route("/api/loans/{id}/reclaim", post(loans::reclaim))
+        .route("/api/quotas", get(views::quotas).put(changes::propose_quota))
+        .route("/api/changes", get(changes::list))
+        .route("/api/changes/{id}/approve", post(changes::approve))
+        .route("/api/changes/{id}/reject", post(changes::reject))
+        .route("/api/nodes", get(views::nodes).post(cluster::add_node))
+        .route("/api/nodes/{id}", patch(cluster::edit_node))
+        .route("/api/pools", get(cluster::pools))
+        .route("/api/events", get(records::events))
+        .route("/api/archive", get(records::archive))
+        .route("/api/policies", get(policies::list).merge(upload))
+        .route("/api/policies/rollback", post(policies::rollback))
+        .route("/api/policies/{sha256}/shadow", post(policies::shadow))
+        .route("/api/policies/{sha256}/canary", post(policies::canary))
+        .route("/api/policies/{sha256}/promote", post(policies::promote))
+        .route("/api/policies/{sha256}/approve", post(policies::approve))
         .fallback(|| async { ApiError::NotFound("no such route".into()) })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)

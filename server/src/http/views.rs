@@ -2,12 +2,13 @@
 //! dispatch receipt.
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use serde_json::{Value, json};
 use sqlx::Row;
 
 use crate::http::auth::Caller;
-use crate::http::{ApiError, AppState};
+use crate::http::rows::{Col, objects};
+use crate::http::{ApiError, AppPath, AppState};
 
 /// Pools → nodes → GPUs, with who holds each GPU, since when and until when (V1, V2).
 pub async fn nodes(State(state): State<AppState>, _caller: Caller) -> Result<Json<Value>, ApiError> {
@@ -65,7 +66,7 @@ pub async fn nodes(State(state): State<AppState>, _caller: Caller) -> Result<Jso
 pub async fn receipt(
     State(state): State<AppState>,
     _caller: Caller,
-    Path(id): Path<i64>,
+    AppPath(id): AppPath<i64>,
 ) -> Result<Json<Value>, ApiError> {
     let pool = &state.store.pool;
     let job = sqlx::query(
@@ -106,35 +107,46 @@ pub async fn receipt(
     })))
 }
 
-/// Every quota row with what its group uses of it now (Q1: over- and under-use visible
-/// to everyone; Q2 by category; Q3 budget).
+/// Every quota row with what its group uses of it now and has spent this month (Q1:
+/// over- and under-use visible to everyone; Q2 by category; Q3 budget).
 pub async fn quotas(State(state): State<AppState>, _caller: Caller) -> Result<Json<Value>, ApiError> {
     let rows = sqlx::query(
         "SELECT g.name, q.model, q.category, q.guaranteed, q.borrow_limit, q.lend_limit, q.budget_gpu_h, \
          (SELECT COALESCE(SUM(j.gpus), 0) FROM jobs j WHERE j.group_id = q.group_id AND j.model = q.model \
-            AND j.category = q.category AND j.state = 'running') \
+            AND j.category = q.category AND j.state = 'running'), q.group_id \
          FROM quotas q JOIN groups g ON g.id = q.group_id ORDER BY g.name, q.model, q.category",
     )
     .fetch_all(&state.store.pool)
     .await?;
-    let quotas: Vec<Value> = rows
-        .iter()
-        .map(|r| {
-            let guaranteed: i64 = r.try_get(3)?;
-            let used: i64 = r.try_get(7)?;
-            Ok(json!({
-                "group": r.try_get::<String, _>(0)?,
-                "model": r.try_get::<String, _>(1)?,
-                "category": r.try_get::<String, _>(2)?,
-                "guaranteed": guaranteed,
-                "borrow_limit": r.try_get::<Option<i64>, _>(4)?,
-                "lend_limit": r.try_get::<Option<i64>, _>(5)?,
-                "budget_gpu_h": r.try_get::<Option<f64>, _>(6)?,
-                "running_gpus": used,
-                "over_guarantee": (used - guaranteed).max(0),
-                "idle_guarantee": (guaranteed - used).max(0),
-            }))
-        })
-        .collect::<Result<_, sqlx::Error>>()?;
+    let spent = state.store.spent_this_month(state.now()).await?;
+    let mut quotas = objects(
+        &rows,
+        &[
+            ("group", Col::Text),
+            ("model", Col::Text),
+            ("category", Col::Text),
+            ("guaranteed", Col::Int),
+            ("borrow_limit", Col::OptInt),
+            ("lend_limit", Col::OptInt),
+            ("budget_gpu_h", Col::OptReal),
+            ("running_gpus", Col::Int),
+            ("group_id", Col::Int),
+        ],
+    )?;
+    for q in &mut quotas {
+        let (guaranteed, used) =
+            (q["guaranteed"].as_i64().unwrap_or(0), q["running_gpus"].as_i64().unwrap_or(0));
+        let key = (
+            q["group_id"].as_i64().unwrap_or(0),
+            q["model"].as_str().unwrap_or_default().to_string(),
+            q["category"].as_str().unwrap_or_default().to_string(),
+        );
+        let spent = spent.get(&key).copied().unwrap_or(0.0);
+        q["over_guarantee"] = json!((used - guaranteed).max(0));
+        q["idle_guarantee"] = json!((guaranteed - used).max(0));
+        q["spent_gpu_h"] = json!((spent * 100.0).round() / 100.0);
+        q["budget_used"] =
+            q["budget_gpu_h"].as_f64().filter(|b| *b > 0.0).map_or(Value::Null, |b| json!(spent / b));
+    }
     Ok(Json(json!({ "quotas": quotas })))
 }

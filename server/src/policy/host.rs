@@ -140,6 +140,11 @@ impl WasmPolicies {
         self.events.lock().unwrap_or_else(|p| p.into_inner()).iter().cloned().collect()
     }
 
+    /// The events since the last call, oldest first (the dispatcher stores them).
+    pub fn take_events(&self) -> Vec<PolicyEvent> {
+        self.events.lock().unwrap_or_else(|p| p.into_inner()).drain(..).collect()
+    }
+
     fn record(&self, event: PolicyEvent) {
         let mut events = self.events.lock().unwrap_or_else(|p| p.into_inner());
         if events.len() == EVENTS_KEPT {

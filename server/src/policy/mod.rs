@@ -7,6 +7,7 @@ pub mod build;
 pub mod call;
 pub mod conformance;
 mod convert;
+pub mod desk;
 pub mod host;
 pub mod registry;
 pub mod runtime;

@@ -6,13 +6,13 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tidepool_core::{GroupId, Time};
 
 use crate::policy::{Kind, Module, Runtime, WasmPolicies, conformance};
 
 /// Where a version is in its life.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "kebab-case")]
 pub enum State {
     /// Failed validation; kept with the reasons, never runs.
@@ -31,7 +31,7 @@ pub enum State {
 }
 
 /// One recorded change of state.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Transition {
     pub to: State,
     pub by: String,
@@ -75,6 +75,30 @@ pub struct Registry {
     runtime: Arc<Runtime>,
     policies: Arc<WasmPolicies>,
     versions: Vec<Version>,
+}
+
+/// A version as the records keep it, for [`Registry::restore`].
+pub struct Stored {
+    pub bytes: Vec<u8>,
+    pub author: String,
+    pub note: String,
+    pub state: State,
+    pub promotion_requested_by: Option<String>,
+    pub history: Vec<Transition>,
+}
+
+impl State {
+    /// The state's one-word name, as stored and shown.
+    pub fn name(&self) -> &'static str {
+        match self {
+            State::Rejected { .. } => "rejected",
+            State::Validated => "validated",
+            State::Shadow => "shadow",
+            State::Canary { .. } => "canary",
+            State::Active => "active",
+            State::Retired => "retired",
+        }
+    }
 }
 
 fn state_name(s: &State) -> String {
@@ -259,6 +283,72 @@ impl Registry {
         self.policies.activate(module);
         self.move_to(previous, State::Active, by, at, note);
         Ok(())
+    }
+
+    /// Puts back a version the records hold, compiling it again. A version that no longer
+    /// loads (an interface this server dropped) keeps its history but cannot run.
+    pub fn restore(&mut self, stored: Stored) {
+        let sha256 = crate::policy::runtime::sha256_hex(&stored.bytes);
+        if self.get(&sha256).is_some() {
+            return;
+        }
+        let module = match stored.state {
+            State::Rejected { .. } => None,
+            _ => self.runtime.load(&stored.bytes).ok(),
+        };
+        self.versions.push(Version {
+            sha256,
+            kind: module.as_ref().map(|m| m.kind),
+            interface: module.as_ref().map(|m| m.interface.clone()),
+            author: stored.author,
+            note: stored.note,
+            state: stored.state,
+            promotion_requested_by: stored.promotion_requested_by,
+            history: stored.history,
+            module,
+        });
+    }
+
+    /// After restoring: the dispatcher's policies take what the records say runs — the
+    /// last version retired from active as the fallback, then the active, shadow and
+    /// canary versions.
+    pub fn resume(&self) {
+        let last_at = |v: &Version| v.history.last().map_or(0, |t| t.at);
+        for kind in Kind::ALL {
+            let of_kind = || self.versions.iter().filter(move |v| v.kind == Some(kind));
+            let fallback = of_kind()
+                .filter(|v| v.state == State::Retired && v.history.iter().any(|t| t.to == State::Active))
+                .max_by_key(|v| last_at(v));
+            for v in fallback.into_iter().chain(of_kind().filter(|v| v.state == State::Active)) {
+                if let Some(m) = &v.module {
+                    self.policies.activate(m.clone());
+                }
+            }
+            for v in of_kind() {
+                match (&v.state, &v.module) {
+                    (State::Shadow, Some(m)) => self.policies.set_shadow(kind, Some(m.clone())),
+                    (State::Canary { groups }, Some(m)) => {
+                        self.policies.set_canary(kind, Some((m.clone(), groups.clone())))
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Uploads and activates a module without review: the operator's own choice at start
+    /// (`serve --policies wasm`), recorded as such. Refused if it does not validate.
+    pub fn install(&mut self, bytes: &[u8], by: &str, at: Time) -> Result<String, RegistryError> {
+        let sha256 = self.upload(bytes, by, "installed at server start", at).sha256.clone();
+        let i = self.index(&sha256)?;
+        let module = self.runnable(i, "installation")?;
+        if self.versions[i].state == State::Active {
+            return Ok(sha256);
+        }
+        self.demote_to_retired(module.kind, i, by, at, "replaced at server start");
+        self.policies.activate(module);
+        self.move_to(i, State::Active, by, at, "installed at server start");
+        Ok(sha256)
     }
 
     /// The versions of a kind, newest first, with their transitions (A3).

@@ -19,11 +19,17 @@ pub struct NewJob<'a> {
     pub time_limit_s: Option<i64>,
     pub checkpointable: bool,
     pub command: &'a str,
+    /// The project whose priority grant it runs under (P2).
+    pub project_id: Option<i64>,
+    /// The template that launched it (T1, T3 usage).
+    pub template_id: Option<i64>,
+    /// Archive tags (A2).
+    pub tags: &'a [String],
 }
 
 const COLUMNS: &str = "group_id, submitted_by, name, category, class, gpus, model, topology, time_limit_s, \
-     checkpointable, command, state, submitted_at, queued_at, attained_gpu_s";
-const VALUES: &str = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $12, 0";
+     checkpointable, command, state, submitted_at, queued_at, attained_gpu_s, project_id, template_id";
+const VALUES: &str = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $12, 0, $13, $14";
 
 impl Store {
     /// Records the job and its "submitted" event; both or neither. Returns the job's id.
@@ -31,11 +37,11 @@ impl Store {
         let message = format!("{} submitted a job ({} GPUs)", j.actor, j.gpus);
         match self.engine {
             // One statement, one round trip: the event is written by the same statement.
-            Engine::Postgres => {
+            Engine::Postgres if j.tags.is_empty() => {
                 let sql = format!(
                     "WITH job AS (INSERT INTO jobs ({COLUMNS}) VALUES ({VALUES}) RETURNING id) \
                      INSERT INTO events (at, kind, job_id, actor, policy, message, detail) \
-                     SELECT $12, 'submitted', id, $13, NULL, $14, '{{}}' FROM job RETURNING job_id"
+                     SELECT $12, 'submitted', id, $15, NULL, $16, '{{}}' FROM job RETURNING job_id"
                 );
                 let row = bind(sqlx::query(sqlx::AssertSqlSafe(sql)), j, now)
                     .bind(j.actor)
@@ -44,8 +50,8 @@ impl Store {
                     .await?;
                 Ok(row.try_get(0)?)
             }
-            // SQLite has no data-modifying WITH: a transaction of two statements.
-            Engine::Sqlite => {
+            // SQLite has no data-modifying WITH, and tags are rows of their own: a transaction.
+            _ => {
                 let mut tx = self.pool.begin().await?;
                 let sql = format!("INSERT INTO jobs ({COLUMNS}) VALUES ({VALUES}) RETURNING id");
                 let row = bind(sqlx::query(sqlx::AssertSqlSafe(sql)), j, now).fetch_one(&mut *tx).await?;
@@ -60,6 +66,13 @@ impl Store {
                 .bind(message)
                 .execute(&mut *tx)
                 .await?;
+                for tag in j.tags {
+                    sqlx::query("INSERT INTO job_tags (job_id, tag) VALUES ($1, $2)")
+                        .bind(id)
+                        .bind(tag)
+                        .execute(&mut *tx)
+                        .await?;
+                }
                 tx.commit().await?;
                 Ok(id)
             }
@@ -84,4 +97,6 @@ fn bind<'q>(
         .bind(j.checkpointable)
         .bind(j.command)
         .bind(now)
+        .bind(j.project_id)
+        .bind(j.template_id)
 }

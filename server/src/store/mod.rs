@@ -3,7 +3,9 @@
 //! engine has its own migrations folder, kept in step.
 
 pub mod jobs;
+mod policies;
 mod seed;
+pub mod usage;
 pub mod users;
 
 pub use seed::{bootstrap_admin, seed_demo};

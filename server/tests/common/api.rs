@@ -10,6 +10,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use serde_json::Value;
 use tidepool::http::{AppState, app, auth::Keys};
+use tidepool::policy::desk::PolicyDesk;
 use tidepool::store::users::Role;
 use tidepool::store::{Store, bootstrap_admin, seed_demo};
 use tower::ServiceExt;
@@ -70,6 +71,7 @@ impl TestApp {
             keys: Arc::new(Keys::new(SECRET).expect("keys")),
             clock: Arc::new(move || c.load(Ordering::SeqCst)),
             wake: Arc::new(tokio::sync::Notify::new()),
+            policies: Arc::new(PolicyDesk::new(None).expect("policy runtime")),
         };
         TestApp { state, clock }
     }

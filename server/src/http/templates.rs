@@ -1,0 +1,324 @@
+//! Templates (T1–T3): a frozen job shape (class, category, GPUs, model, topology, image,
+//! command, environment) that one click launches. Another group uses it only once the
+//! owner's manager granted it (T2); stale ones are retired, and usage counts show which
+//! to keep (T3).
+
+use std::collections::BTreeMap;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use sqlx::Row;
+
+use crate::http::auth::Caller;
+use crate::http::jobs::{Spec, validate};
+use crate::http::rows::{Col, objects};
+use crate::http::scope::{acting_group, belongs, group_named, record, require_manager, text};
+use crate::http::{ApiError, AppJson, AppPath, AppQuery, AppState};
+
+const COLUMNS: &[(&str, Col)] = &[
+    ("id", Col::Int),
+    ("name", Col::Text),
+    ("group", Col::Text),
+    ("category", Col::Text),
+    ("class", Col::Text),
+    ("gpus", Col::Int),
+    ("model", Col::Text),
+    ("topology", Col::Text),
+    ("time_limit_s", Col::OptInt),
+    ("checkpointable", Col::Bool),
+    ("image", Col::Text),
+    ("command", Col::Text),
+    ("env", Col::Json),
+    ("created_by", Col::Text),
+    ("created_at", Col::Int),
+    ("retired_at", Col::OptInt),
+    ("uses", Col::Int),
+    ("last_used_at", Col::OptInt),
+    ("group_id", Col::Int),
+];
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    /// Only active templates unused for this many days: the retirement review (T3).
+    stale_days: Option<u32>,
+}
+
+pub async fn list(
+    State(state): State<AppState>,
+    Caller(user): Caller,
+    AppQuery(q): AppQuery<ListQuery>,
+) -> Result<Json<Value>, ApiError> {
+    let pool = &state.store.pool;
+    let rows = sqlx::query(
+        "SELECT t.id, t.name, g.name, t.category, t.class, t.gpus, t.model, t.topology, t.time_limit_s, \
+         CAST(CASE WHEN t.checkpointable THEN 1 ELSE 0 END AS BIGINT), t.image, t.command, t.env, t.created_by, \
+         t.created_at, t.retired_at, (SELECT COUNT(*) FROM jobs j WHERE j.template_id = t.id), \
+         (SELECT MAX(j.submitted_at) FROM jobs j WHERE j.template_id = t.id), t.group_id \
+         FROM templates t JOIN groups g ON g.id = t.group_id ORDER BY g.name, t.name",
+    )
+    .fetch_all(pool)
+    .await?;
+    // Per template: the groups granted its use, as (id, name).
+    let mut grants: BTreeMap<i64, Vec<(i64, String)>> = BTreeMap::new();
+    for r in sqlx::query(
+        "SELECT tg.template_id, g.id, g.name FROM template_grants tg JOIN groups g ON g.id = tg.group_id \
+         ORDER BY g.name",
+    )
+    .fetch_all(pool)
+    .await?
+    {
+        grants.entry(r.try_get(0)?).or_default().push((r.try_get(1)?, r.try_get(2)?));
+    }
+    let now = state.now();
+    let mut out = Vec::with_capacity(rows.len());
+    for mut t in objects(&rows, COLUMNS)? {
+        let id = t["id"].as_i64().unwrap_or_default();
+        let owner = t["group_id"].as_i64().unwrap_or_default();
+        let granted = grants.remove(&id).unwrap_or_default();
+        let retired = !t["retired_at"].is_null();
+        let usable =
+            !retired && (belongs(&user, owner) || granted.iter().any(|(g, _)| user.group_id == Some(*g)));
+        if let Some(days) = q.stale_days {
+            let last = t["last_used_at"].as_i64().unwrap_or(t["created_at"].as_i64().unwrap_or(0));
+            if retired || now - last < i64::from(days) * 86_400 {
+                continue;
+            }
+        }
+        t["granted_to"] = json!(granted.into_iter().map(|(_, name)| name).collect::<Vec<_>>());
+        t["usable"] = json!(usable);
+        out.push(t);
+    }
+    Ok(Json(json!({ "templates": out })))
+}
+
+/// The shape a launch of template `id` by `group` runs with; refused when the template
+/// is retired or belongs to a group that has not granted it to `group` (T2).
+pub async fn launch_spec(
+    state: &AppState,
+    id: i64,
+    group: i64,
+    name: Option<&str>,
+) -> Result<Spec, ApiError> {
+    let t = sqlx::query(
+        "SELECT t.name, t.command, t.gpus, t.model, t.category, t.class, t.topology, t.time_limit_s, \
+         CAST(CASE WHEN t.checkpointable THEN 1 ELSE 0 END AS BIGINT), t.group_id, t.retired_at, \
+         (SELECT COUNT(*) FROM template_grants tg WHERE tg.template_id = t.id AND tg.group_id = $2) \
+         FROM templates t WHERE t.id = $1",
+    )
+    .bind(id)
+    .bind(group)
+    .fetch_optional(&state.store.pool)
+    .await?
+    .ok_or_else(|| ApiError::Unprocessable(format!("no template {id}")))?;
+    if t.try_get::<Option<i64>, _>(10)?.is_some() {
+        return Err(ApiError::Conflict(format!("template {id} is retired")));
+    }
+    if t.try_get::<i64, _>(9)? != group && t.try_get::<i64, _>(11)? == 0 {
+        return Err(ApiError::Forbidden(format!(
+            "template {id} belongs to another group, which has not granted it to yours (T2)"
+        )));
+    }
+    Ok(Spec {
+        name: name.map_or(t.try_get(0)?, str::to_string),
+        command: t.try_get(1)?,
+        gpus: t.try_get(2)?,
+        model: t.try_get(3)?,
+        category: t.try_get(4)?,
+        class: t.try_get(5)?,
+        topology: t.try_get(6)?,
+        time_limit_s: t.try_get(7)?,
+        checkpointable: t.try_get::<i64, _>(8)? != 0,
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewTemplate {
+    name: String,
+    group: Option<String>,
+    #[serde(default = "training")]
+    category: String,
+    #[serde(default = "normal")]
+    class: String,
+    gpus: u32,
+    #[serde(default = "a100")]
+    model: String,
+    #[serde(default = "any")]
+    topology: String,
+    time_limit_s: Option<u64>,
+    #[serde(default)]
+    checkpointable: bool,
+    image: String,
+    command: String,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+}
+
+fn training() -> String {
+    "training".into()
+}
+fn normal() -> String {
+    "normal".into()
+}
+fn a100() -> String {
+    "A100-80G".into()
+}
+fn any() -> String {
+    "any".into()
+}
+
+pub async fn create(
+    State(state): State<AppState>,
+    Caller(user): Caller,
+    AppJson(body): AppJson<NewTemplate>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let group = acting_group(&state, &user, body.group.as_deref()).await?;
+    let spec = Spec {
+        name: text(&body.name, "name", 100)?.to_string(),
+        command: body.command,
+        gpus: i64::from(body.gpus),
+        model: body.model,
+        category: body.category,
+        class: body.class,
+        topology: body.topology,
+        time_limit_s: body.time_limit_s.map(|t| t.min(i64::MAX as u64) as i64),
+        checkpointable: body.checkpointable,
+    };
+    validate(&spec)?;
+    let image = text(&body.image, "image", 500)?;
+    if body.env.len() > 64
+        || body.env.iter().any(|(k, v)| {
+            k.is_empty()
+                || k.len() > 128
+                || v.len() > 4096
+                || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    {
+        return Err(ApiError::Unprocessable(
+            "env holds at most 64 variables; names are letters, digits and '_'".into(),
+        ));
+    }
+    let now = state.now();
+    let mut tx = state.store.pool.begin().await?;
+    let row = sqlx::query(
+        "INSERT INTO templates (group_id, name, category, class, gpus, model, topology, time_limit_s, \
+         checkpointable, image, command, env, created_by, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id",
+    )
+    .bind(group)
+    .bind(&spec.name)
+    .bind(&spec.category)
+    .bind(&spec.class)
+    .bind(spec.gpus)
+    .bind(&spec.model)
+    .bind(&spec.topology)
+    .bind(spec.time_limit_s)
+    .bind(spec.checkpointable)
+    .bind(image)
+    .bind(&spec.command)
+    .bind(serde_json::to_string(&body.env).unwrap_or_else(|_| "{}".into()))
+    .bind(&user.username)
+    .bind(now)
+    .fetch_one(&mut *tx)
+    .await?;
+    let id: i64 = row.try_get(0)?;
+    let message = format!("{} created template {}", user.username, spec.name);
+    record(&mut tx, now, "template-created", None, &user.username, &message, &json!({ "template": id }))
+        .await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(json!({ "id": id, "name": spec.name }))))
+}
+
+/// The owning group of template `id`, and whether it is retired.
+async fn owner(state: &AppState, id: i64) -> Result<(i64, String, bool), ApiError> {
+    let row = sqlx::query("SELECT group_id, name, retired_at FROM templates WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&state.store.pool)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no template {id}")))?;
+    Ok((row.try_get(0)?, row.try_get(1)?, row.try_get::<Option<i64>, _>(2)?.is_some()))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GrantBody {
+    group: String,
+}
+
+pub async fn grant(
+    State(state): State<AppState>,
+    Caller(user): Caller,
+    AppPath(id): AppPath<i64>,
+    AppJson(body): AppJson<GrantBody>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let (group, name, retired) = owner(&state, id).await?;
+    require_manager(&user, group, "grant the group's templates")?;
+    if retired {
+        return Err(ApiError::Conflict(format!("template {id} is retired")));
+    }
+    let to = group_named(&state, &body.group).await?;
+    if to == group {
+        return Err(ApiError::Unprocessable("the owning group uses its templates already".into()));
+    }
+    let now = state.now();
+    let mut tx = state.store.pool.begin().await?;
+    sqlx::query(
+        "INSERT INTO template_grants (template_id, group_id, granted_by, granted_at) VALUES ($1, $2, $3, $4)",
+    )
+    .bind(id)
+    .bind(to)
+    .bind(&user.username)
+    .bind(now)
+    .execute(&mut *tx)
+    .await?;
+    let message = format!("{} granted template {name} to {}", user.username, body.group);
+    record(
+        &mut tx,
+        now,
+        "template-granted",
+        None,
+        &user.username,
+        &message,
+        &json!({ "template": id, "group": body.group }),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(json!({ "template": id, "granted_to": body.group }))))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetireBody {
+    reason: String,
+}
+
+pub async fn retire(
+    State(state): State<AppState>,
+    Caller(user): Caller,
+    AppPath(id): AppPath<i64>,
+    AppJson(body): AppJson<RetireBody>,
+) -> Result<Json<Value>, ApiError> {
+    let (group, name, retired) = owner(&state, id).await?;
+    require_manager(&user, group, "retire the group's templates")?;
+    let reason = text(&body.reason, "reason", 500)?;
+    if retired {
+        return Err(ApiError::Conflict(format!("template {id} is retired already")));
+    }
+    let now = state.now();
+    let mut tx = state.store.pool.begin().await?;
+    sqlx::query("UPDATE templates SET retired_at = $1, retired_by = $2 WHERE id = $3")
+        .bind(now)
+        .bind(&user.username)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+    let message = format!("{} retired template {name}: {reason}", user.username);
+    record(&mut tx, now, "template-retired", None, &user.username, &message, &json!({ "template": id }))
+        .await?;
+    tx.commit().await?;
+    Ok(Json(json!({ "id": id, "retired_at": now })))
+}

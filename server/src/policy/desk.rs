@@ -1,0 +1,125 @@
+//! The server's policy desk: one runtime, the dispatcher's `WasmPolicies`, and the
+//! registry that moves versions through their life, kept in step with the records.
+//! Registry changes are serialized (one async lock held across the write) so two
+//! admins acting at once cannot store an older state over a newer one.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tidepool_core::Time;
+
+use crate::policy::registry::{Registry, RegistryError};
+use crate::policy::select::ModuleFiles;
+use crate::policy::{Kind, Limits, PolicyEvent, Runtime, WasmPolicies};
+use crate::store::Store;
+
+pub struct PolicyDesk {
+    pub runtime: Arc<Runtime>,
+    pub policies: Arc<WasmPolicies>,
+    pub registry: tokio::sync::Mutex<Registry>,
+}
+
+impl PolicyDesk {
+    /// A desk with no module yet: the built-in policies decide. `artifacts` caches
+    /// compiled modules on disk across restarts.
+    pub fn new(artifacts: Option<PathBuf>) -> Result<PolicyDesk, String> {
+        let runtime = Arc::new(
+            Runtime::new(Limits::default(), artifacts).map_err(|e| format!("policy runtime: {e:#}"))?,
+        );
+        let policies = Arc::new(WasmPolicies::new(runtime.clone()));
+        let registry = tokio::sync::Mutex::new(Registry::new(runtime.clone(), policies.clone()));
+        Ok(PolicyDesk { runtime, policies, registry })
+    }
+
+    /// Loads every version the records hold and runs what they say is active.
+    pub async fn restore(&self, store: &Store) -> Result<usize, String> {
+        let stored = store.policy_versions().await.map_err(|e| e.to_string())?;
+        let n = stored.len();
+        let mut registry = self.registry.lock().await;
+        for s in stored {
+            registry.restore(s);
+        }
+        registry.resume();
+        Ok(n)
+    }
+
+    /// Installs the modules in `files` as active (recorded), unless the records already
+    /// name an active version of that kind: what admins promoted wins over start flags.
+    pub async fn install(
+        &self,
+        store: &Store,
+        files: &ModuleFiles,
+        by: &str,
+        now: Time,
+    ) -> Result<(), String> {
+        let mut registry = self.registry.lock().await;
+        for (kind, file) in
+            [(Kind::Priority, &files.priority), (Kind::Quota, &files.quota), (Kind::Reclaim, &files.reclaim)]
+        {
+            let Some(file) = file else { continue };
+            if self.policies.active(kind).is_some() {
+                continue;
+            }
+            let bytes = std::fs::read(file).map_err(|e| {
+                format!(
+                    "{}: {e} (the test command builds the default modules; or set TIDEPOOL_POLICY_DIR)",
+                    file.display()
+                )
+            })?;
+            let sha = registry.install(&bytes, by, now).map_err(|e| format!("{}: {e}", file.display()))?;
+            if registry.get(&sha).and_then(|v| v.kind) != Some(kind) {
+                return Err(format!("{}: not a {} policy", file.display(), kind.name()));
+            }
+            store
+                .save_policy_versions(registry.versions(), Some((&sha, &bytes)), now)
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+}
+
+/// An event row for a policy event: kind, message, JSON detail.
+pub fn event_row(e: &PolicyEvent) -> (&'static str, String, String) {
+    let detail = serde_json::to_string(e).unwrap_or_else(|_| "{}".into());
+    let short = |sha: &str| sha.get(..12).unwrap_or(sha).to_string();
+    let (kind, message) = match e {
+        PolicyEvent::Fault { kind, sha256, fault, .. } => {
+            ("policy-fault", format!("{} policy {} faulted: {fault}", kind.name(), short(sha256)))
+        }
+        PolicyEvent::Fallback { kind, answered_by, .. } => {
+            ("policy-fallback", format!("{} policy: {} answered instead", kind.name(), short(answered_by)))
+        }
+        PolicyEvent::CircuitOpen { kind, sha256, faults, .. } => (
+            "policy-circuit-open",
+            format!(
+                "{} policy {} taken out of service after {faults} faults in a row",
+                kind.name(),
+                short(sha256)
+            ),
+        ),
+        PolicyEvent::Shadow { kind, sha256, difference, .. } => (
+            "policy-shadow",
+            format!(
+                "{} policy {} in shadow: {}",
+                kind.name(),
+                short(sha256),
+                serde_json::to_string(difference).unwrap_or_default()
+            ),
+        ),
+    };
+    (kind, message, detail)
+}
+
+impl From<RegistryError> for crate::http::ApiError {
+    fn from(e: RegistryError) -> Self {
+        use crate::http::ApiError;
+        match e {
+            RegistryError::Unknown(_) => ApiError::NotFound(e.to_string()),
+            RegistryError::SamePerson(_) => ApiError::Forbidden(e.to_string()),
+            RegistryError::NotRunnable { .. }
+            | RegistryError::NotRequested(_)
+            | RegistryError::NothingToRollBack(_) => ApiError::Conflict(e.to_string()),
+        }
+    }
+}

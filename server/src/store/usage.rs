@@ -1,0 +1,35 @@
+//! GPU-hours spent this calendar month (UTC), per group × model × category (Q3): what the
+//! dispatcher checks budgets against and what the quota view shows.
+
+use std::collections::HashMap;
+
+use sqlx::Row;
+
+use crate::calendar::month_start;
+use crate::store::{Store, StoreError};
+
+/// (group id, model, category) → GPU-hours since the month began.
+pub type Spent = HashMap<(i64, String, String), f64>;
+
+impl Store {
+    /// Every allocation overlapping this month, counted for the part inside it.
+    pub async fn spent_this_month(&self, now: i64) -> Result<Spent, StoreError> {
+        let start = month_start(now);
+        let rows = sqlx::query(
+            "SELECT j.group_id, j.model, j.category, a.gpu_mask, a.started_at, a.ended_at \
+             FROM allocations a JOIN jobs j ON j.id = a.job_id WHERE a.ended_at IS NULL OR a.ended_at > $1",
+        )
+        .bind(start)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut spent = Spent::new();
+        for r in rows {
+            let gpus = f64::from((r.try_get::<i64, _>(3)? as u64).count_ones());
+            let from = r.try_get::<i64, _>(4)?.max(start);
+            let to = r.try_get::<Option<i64>, _>(5)?.unwrap_or(now).min(now);
+            let key = (r.try_get(0)?, r.try_get(1)?, r.try_get(2)?);
+            *spent.entry(key).or_default() += gpus * (to - from).max(0) as f64 / 3600.0;
+        }
+        Ok(spent)
+    }
+}
