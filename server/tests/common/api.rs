@@ -102,6 +102,21 @@ impl TestApp {
         (status, value)
     }
 
+    /// POSTs raw bytes (a module upload).
+    pub async fn upload(&self, path: &str, token: &str, bytes: Vec<u8>) -> (StatusCode, Value) {
+        let req = Request::builder()
+            .method("POST")
+            .uri(path)
+            .header("authorization", format!("Bearer {token}"))
+            .header("content-type", "application/wasm")
+            .body(Body::from(bytes))
+            .expect("request");
+        let resp = app(self.state.clone()).oneshot(req).await.expect("response");
+        let status = resp.status();
+        let bytes = axum::body::to_bytes(resp.into_body(), 1 << 24).await.expect("body");
+        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+
     /// Signs in and returns the access token.
     pub async fn token(&self, user: &str, password: &str) -> String {
         let body = format!(r#"{{"username":"{user}","password":"{password}"}}"#);
