@@ -47,9 +47,14 @@ impl Drop for Server {
     }
 }
 
-fn start(dir: &str, addr: &str) -> Server {
+/// Starts `tidepool serve` on `dir`'s SQLite file, or on `database` when given.
+fn start(dir: &str, addr: &str, database: Option<&str>) -> Server {
+    let mut args = vec!["serve", "--data-dir", dir, "--listen", addr, "--dispatch-interval-s", "1"];
+    if let Some(url) = database {
+        args.extend(["--database-url", url]);
+    }
     let child = Command::new(env!("CARGO_BIN_EXE_tidepool"))
-        .args(["serve", "--data-dir", dir, "--listen", addr, "--dispatch-interval-s", "1"])
+        .args(args)
         .env("TIDEPOOL_ADMIN_PASSWORD", "admin-pw")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -77,13 +82,36 @@ fn login(addr: &str) -> String {
     v["access_token"].as_str().expect("token").to_string()
 }
 
+/// A fresh database on the PostgreSQL server the test command started, if it did.
+fn fresh_postgres() -> Option<String> {
+    let base = std::env::var("TIDEPOOL_TEST_POSTGRES").ok()?;
+    let name = format!("tidepool_crash_{}", std::process::id());
+    tokio::runtime::Runtime::new().expect("runtime").block_on(async {
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::AnyPool::connect(&base).await.expect("postgres");
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+            .execute(&pool)
+            .await
+            .expect("create");
+    });
+    let (prefix, _) = base.rsplit_once('/').expect("url with a database");
+    Some(format!("{prefix}/{name}"))
+}
+
 #[test]
 fn a_killed_server_loses_no_acknowledged_job_and_holds_no_gpu_twice() {
-    let dir = std::env::temp_dir().join(format!("tidepool-crash-{}", std::process::id()));
+    crash_and_restart("sqlite", None);
+    if let Some(url) = fresh_postgres() {
+        crash_and_restart("postgres", Some(&url));
+    }
+}
+
+fn crash_and_restart(engine: &str, database: Option<&str>) {
+    let dir = std::env::temp_dir().join(format!("tidepool-crash-{engine}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let dir = dir.to_str().unwrap().to_string();
     let addr = format!("127.0.0.1:{}", free_port());
-    let mut server = start(&dir, &addr);
+    let mut server = start(&dir, &addr, database);
     let token = login(&addr);
     // The token secret the server made is readable by its user only.
     let mode = std::os::unix::fs::PermissionsExt::mode(
@@ -119,9 +147,9 @@ fn a_killed_server_loses_no_acknowledged_job_and_holds_no_gpu_twice() {
         w.join().unwrap();
     }
     let acknowledged = acknowledged.lock().unwrap().clone();
-    assert!(acknowledged.len() > 20, "the burst got going: {}", acknowledged.len());
+    assert!(acknowledged.len() > 20, "{engine}: the burst got going: {}", acknowledged.len());
 
-    let server = start(&dir, &addr);
+    let server = start(&dir, &addr, database);
     let token = login(&addr);
     std::thread::sleep(Duration::from_millis(2500)); // a cycle or two after the restart
     // Each acknowledged job, by its receipt (the list shows only the newest thousand).
@@ -132,7 +160,7 @@ fn a_killed_server_loses_no_acknowledged_job_and_holds_no_gpu_twice() {
             http(&addr, "GET", &format!("/api/jobs/{id}"), Some(&token), None).map(|r| r.0).ok() != Some(200)
         })
         .collect();
-    assert!(lost.is_empty(), "acknowledged but lost after kill -9: {lost:?}");
+    assert!(lost.is_empty(), "{engine}: acknowledged but lost after kill -9: {lost:?}");
 
     let (status, body) = http(&addr, "GET", "/api/nodes", Some(&token), None).expect("view");
     assert_eq!(status, 200);
@@ -145,14 +173,18 @@ fn a_killed_server_loses_no_acknowledged_job_and_holds_no_gpu_twice() {
         .collect();
     let held = holders.len();
     // The demo has no loans: vision runs on its 16 guaranteed GPUs, no more (Q1).
-    assert_eq!(held, 16, "vision's guarantee is in use");
+    assert_eq!(held, 16, "{engine}: vision's guarantee is in use");
     holders.sort_unstable();
     holders.dedup();
-    assert_eq!(holders.len(), held, "a job holds one GPU each; none is counted twice");
+    assert_eq!(holders.len(), held, "{engine}: a job holds one GPU each; none is counted twice");
     let (_, running) =
         http(&addr, "GET", "/api/jobs?state=running&limit=1000", Some(&token), None).expect("list");
     let running: serde_json::Value = serde_json::from_str(&running).expect("json");
-    assert_eq!(running["jobs"].as_array().unwrap().len(), held, "as many running jobs as GPUs held");
+    assert_eq!(
+        running["jobs"].as_array().unwrap().len(),
+        held,
+        "{engine}: as many running jobs as GPUs held"
+    );
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
