@@ -69,16 +69,36 @@ pub enum Access {
     Admin,
 }
 
+/// What a route's request body is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Body {
+    None,
+    /// A JSON object (unknown fields refused).
+    Json,
+    /// A WebAssembly component's bytes.
+    Wasm,
+}
+
 /// One route of the API.
 pub struct Route {
     pub method: &'static str,
     pub path: &'static str,
     pub summary: &'static str,
     pub access: Access,
+    pub body: Body,
 }
 
 const fn route(method: &'static str, path: &'static str, access: Access, summary: &'static str) -> Route {
-    Route { method, path, summary, access }
+    // GET and the body-less actions take no body; the table marks the rest.
+    Route { method, path, summary, access, body: Body::None }
+}
+
+const fn json(r: Route) -> Route {
+    Route { body: Body::Json, ..r }
+}
+
+const fn wasm(r: Route) -> Route {
+    Route { body: Body::Wasm, ..r }
 }
 
 use Access::{Admin, GroupManager, OwnGroup, Public, SignedIn};
@@ -86,15 +106,20 @@ use Access::{Admin, GroupManager, OwnGroup, Public, SignedIn};
 /// Every route, with its access rule.
 pub const ROUTES: &[Route] = &[
     route("get", "/api/openapi.json", Public, "This document"),
-    route("post", "/api/auth/login", Public, "Sign in: tokens for a username and password"),
-    route("post", "/api/auth/refresh", Public, "A new access token for a refresh token"),
+    json(route("post", "/api/auth/login", Public, "Sign in: tokens for a username and password")),
+    json(route("post", "/api/auth/refresh", Public, "A new access token for a refresh token")),
     route("get", "/api/me", SignedIn, "The signed-in user"),
     route("get", "/api/users", SignedIn, "Every account's username, role and group"),
-    route("post", "/api/users", Admin, "Create an account"),
+    json(route("post", "/api/users", Admin, "Create an account")),
     route("get", "/api/groups", SignedIn, "All groups"),
-    route("post", "/api/groups", Admin, "Create a group"),
+    json(route("post", "/api/groups", Admin, "Create a group")),
     route("get", "/api/jobs", SignedIn, "Jobs, newest first, with state and reason"),
-    route("post", "/api/jobs", OwnGroup, "Submit a job from a spec or a template, under a project's grant"),
+    json(route(
+        "post",
+        "/api/jobs",
+        OwnGroup,
+        "Submit a job from a spec or a template, under a project's grant",
+    )),
     route(
         "get",
         "/api/jobs/{id}",
@@ -103,51 +128,66 @@ pub const ROUTES: &[Route] = &[
     ),
     route("post", "/api/jobs/{id}/cancel", OwnGroup, "Cancel a job (members: their own)"),
     route("get", "/api/projects", SignedIn, "Projects and their priority grants, with expiry warnings"),
-    route("post", "/api/projects", GroupManager, "Grant a project priority until an expiry, up to a GPU cap"),
-    route("post", "/api/projects/{id}/renew", GroupManager, "Renew a project's priority grant"),
+    json(route(
+        "post",
+        "/api/projects",
+        GroupManager,
+        "Grant a project priority until an expiry, up to a GPU cap",
+    )),
+    json(route("post", "/api/projects/{id}/renew", GroupManager, "Renew a project's priority grant")),
     route(
         "get",
         "/api/templates",
         SignedIn,
         "Templates with grants and usage; ?stale_days=N for the retirement review",
     ),
-    route("post", "/api/templates", OwnGroup, "Create a template for the group"),
-    route("post", "/api/templates/{id}/grants", GroupManager, "Let another group use a template"),
-    route("post", "/api/templates/{id}/retire", GroupManager, "Retire a template"),
+    json(route("post", "/api/templates", OwnGroup, "Create a template for the group")),
+    json(route("post", "/api/templates/{id}/grants", GroupManager, "Let another group use a template")),
+    json(route("post", "/api/templates/{id}/retire", GroupManager, "Retire a template")),
     route("get", "/api/loans", SignedIn, "Loans between groups and their decisions"),
-    route("post", "/api/loans", OwnGroup, "Ask another group for GPUs, or (lender's manager) offer them"),
-    route("post", "/api/loans/{id}/approve", GroupManager, "The lender's manager approves a request"),
-    route("post", "/api/loans/{id}/reject", GroupManager, "The lender's manager rejects a request"),
+    json(route(
+        "post",
+        "/api/loans",
+        OwnGroup,
+        "Ask another group for GPUs, or (lender's manager) offer them",
+    )),
+    json(route("post", "/api/loans/{id}/approve", GroupManager, "The lender's manager approves a request")),
+    json(route("post", "/api/loans/{id}/reject", GroupManager, "The lender's manager rejects a request")),
     route("post", "/api/loans/{id}/return", OwnGroup, "The borrower gives a loan back early"),
-    route("post", "/api/loans/{id}/reclaim", GroupManager, "The lender takes a loan back early"),
+    json(route("post", "/api/loans/{id}/reclaim", GroupManager, "The lender takes a loan back early")),
     route(
         "get",
         "/api/quotas",
         SignedIn,
         "Quotas per group, model and category, with GPUs in use, over and under",
     ),
-    route("put", "/api/quotas", Admin, "Propose a quota change; a second admin applies it"),
+    json(route("put", "/api/quotas", Admin, "Propose a quota change; a second admin applies it")),
     route("get", "/api/changes", SignedIn, "Configuration changes and their reviews"),
-    route("post", "/api/changes/{id}/approve", Admin, "Apply a proposed change (not its proposer)"),
-    route("post", "/api/changes/{id}/reject", Admin, "Reject or withdraw a proposed change"),
+    json(route("post", "/api/changes/{id}/approve", Admin, "Apply a proposed change (not its proposer)")),
+    json(route("post", "/api/changes/{id}/reject", Admin, "Reject or withdraw a proposed change")),
     route("get", "/api/nodes", SignedIn, "Pools, nodes and GPUs: who holds each, since and until when"),
-    route("post", "/api/nodes", Admin, "Add a node"),
-    route("patch", "/api/nodes/{id}", Admin, "Move a node to a pool, or take it out of service"),
+    json(route("post", "/api/nodes", Admin, "Add a node")),
+    json(route("patch", "/api/nodes/{id}", Admin, "Move a node to a pool, or take it out of service")),
     route("get", "/api/pools", SignedIn, "Capacity per pool: surplus or tight"),
     route("get", "/api/events", SignedIn, "The event log, newest first"),
     route("get", "/api/archive", SignedIn, "Finished jobs by group, year and tag"),
     route("get", "/api/policies", SignedIn, "Policy versions per kind with their history"),
-    route(
+    wasm(route(
         "post",
         "/api/policies",
         Admin,
         "Upload a policy module (the body is the component); ?note= the change",
-    ),
+    )),
     route("post", "/api/policies/{sha256}/shadow", Admin, "Run a version in shadow beside the active one"),
-    route("post", "/api/policies/{sha256}/canary", Admin, "Let a version decide for chosen groups"),
+    json(route("post", "/api/policies/{sha256}/canary", Admin, "Let a version decide for chosen groups")),
     route("post", "/api/policies/{sha256}/promote", Admin, "Ask for a version's promotion"),
-    route("post", "/api/policies/{sha256}/approve", Admin, "Approve a promotion (a second admin)"),
-    route("post", "/api/policies/rollback", Admin, "Go back to the previously active version of a kind"),
+    json(route("post", "/api/policies/{sha256}/approve", Admin, "Approve a promotion (a second admin)")),
+    json(route(
+        "post",
+        "/api/policies/rollback",
+        Admin,
+        "Go back to the previously active version of a kind",
+    )),
 ];
 
 /// The whole API.

@@ -3,7 +3,7 @@
 use axum::Json;
 use serde_json::{Map, Value, json};
 
-use crate::http::{Access, ROUTES};
+use crate::http::{Access, Body, ROUTES};
 
 pub async fn document() -> Json<Value> {
     let mut paths = Map::new();
@@ -15,6 +15,15 @@ pub async fn document() -> Json<Value> {
                 "default": { "description": "On failure: {\"error\": {\"code\", \"message\"}}" }
             }
         });
+        match r.body {
+            Body::None => {}
+            Body::Json => {
+                op["requestBody"] = json!({ "required": true, "content": { "application/json": {} } })
+            }
+            Body::Wasm => {
+                op["requestBody"] = json!({ "required": true, "content": { "application/wasm": {} } })
+            }
+        }
         if r.access != Access::Public {
             op["security"] = json!([{ "bearer": [] }]);
         }
