@@ -48,15 +48,20 @@ async fn submitted_jobs_are_placed_or_told_why_not() {
         assert_eq!(job(over)["state"], "pending");
         assert!(job(over)["reason"].as_str().unwrap().starts_with("over quota"), "{}", job(over));
         assert!(job(huge)["reason"].as_str().unwrap().starts_with("can never run"), "{}", job(huge));
-        assert_eq!(app.count("allocations").await, 2, "{engine}: one node each");
+        assert_eq!(app.count("allocations WHERE ended_at IS NULL").await, 2, "{engine}: one node each");
         let placed: i64 = {
             use sqlx::Row;
-            sqlx::query("SELECT COUNT(*) FROM events WHERE kind = 'placed' AND policy = 'native/default'")
-                .fetch_one(&app.state.store.pool)
-                .await
-                .unwrap()
-                .try_get(0)
-                .unwrap()
+            sqlx::query(
+                "SELECT COUNT(*) FROM events WHERE kind = 'placed' AND policy = 'native/default' \
+                 AND job_id IN ($1, $2)",
+            )
+            .bind(big)
+            .bind(small)
+            .fetch_one(&app.state.store.pool)
+            .await
+            .unwrap()
+            .try_get(0)
+            .unwrap()
         };
         assert_eq!(placed, 2, "{engine}: each placement is an event naming the policy");
 
@@ -91,7 +96,7 @@ async fn submitted_jobs_are_placed_or_told_why_not() {
         // A second cycle changes nothing: the GPUs are held, the reasons stand.
         let again = d.cycle(1_010).await.expect("cycle");
         assert_eq!((again.placed, again.held), (0, 2));
-        assert_eq!(app.count("allocations").await, 2);
+        assert_eq!(app.count("allocations WHERE ended_at IS NULL").await, 2);
 
         // R1: cancelling a running job returns its GPUs at once; the next cycle uses them.
         let next = submit(&app, &speech, "next", 4).await; // speech: 4 running of its 8
@@ -119,13 +124,13 @@ async fn only_the_lease_holder_dispatches_and_stale_epochs_are_refused() {
         let epoch_b = b.lease.acquire(&app.state.store, 1_031).await.expect("b takes over");
         assert_eq!(epoch_b, epoch_a + 1);
         submit(&app, &vision, "j", 1).await;
-        let before = (app.count("allocations").await, app.count("events").await);
+        let before = (app.count("allocations WHERE ended_at IS NULL").await, app.count("events").await);
         assert!(
             matches!(a.run(epoch_a, 1_032).await, Err(DispatchError::NotLeader(_))),
             "{engine}: stale epoch"
         );
         assert_eq!(
-            (app.count("allocations").await, app.count("events").await),
+            (app.count("allocations WHERE ended_at IS NULL").await, app.count("events").await),
             before,
             "{engine}: nothing written"
         );

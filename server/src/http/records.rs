@@ -86,8 +86,8 @@ pub async fn archive(
         Some(name) => Some(group_named(&state, name).await?),
         None => None,
     };
-    if q.year.is_some_and(|y| !(1970..=9999).contains(&y)) {
-        return Err(ApiError::Unprocessable("year must be between 1970 and 9999".into()));
+    if q.year.is_some_and(|y| !(1900..=9999).contains(&y)) {
+        return Err(ApiError::Unprocessable("year must be between 1900 and 9999".into()));
     }
     let (from, to) = q.year.map_or((None, None), |y| {
         let (a, b) = year_bounds(y);

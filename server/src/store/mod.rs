@@ -2,6 +2,7 @@
 //! by the database URL. Both go through sqlx's `Any` driver with the same SQL; each
 //! engine has its own migrations folder, kept in step.
 
+mod demo;
 pub mod jobs;
 mod policies;
 mod seed;

@@ -21,7 +21,8 @@ pub async fn bootstrap_admin(
     Ok(generated.then_some(password))
 }
 
-/// Groups, quotas, nodes with fake GPUs and a manager and member per group, once.
+/// Groups, quotas, nodes with fake GPUs, a manager and member per group, templates, a
+/// priority grant, a loan waiting for approval and some finished history, once.
 pub async fn seed_demo(store: &Store, now: i64) -> Result<bool, StoreError> {
     let row = sqlx::query("SELECT COUNT(*) FROM groups").fetch_one(&store.pool).await?;
     let groups: i64 = row.try_get(0)?;
@@ -53,5 +54,6 @@ pub async fn seed_demo(store: &Store, now: i64) -> Result<bool, StoreError> {
         .execute(&store.pool)
         .await?;
     }
+    super::demo::organise(store, now).await?;
     Ok(true)
 }
