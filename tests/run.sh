@@ -29,7 +29,10 @@ cargo fmt --all -- --check
 echo "== lints"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== PostgreSQL for the API tests"
-eval "$(tests/postgres.sh start)"
+# A server that does not start (the port is taken, initdb fails) stops the run here
+# rather than letting the API tests pass on SQLite alone.
+pg_env=$(tests/postgres.sh start) || { echo "cannot start PostgreSQL (port ${TIDEPOOL_PGPORT:-55432})" >&2; exit 1; }
+eval "$pg_env"
 trap 'tests/postgres.sh stop "$TIDEPOOL_PGDIR"' EXIT
 
 echo "== tests"

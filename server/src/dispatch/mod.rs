@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use tidepool_core::{Policies, plan};
 
-use crate::policy::WasmPolicies;
+use crate::policy::{PolicyEvent, WasmPolicies};
 use crate::store::{Store, StoreError};
 
 /// What one cycle did.
@@ -50,16 +50,20 @@ pub struct Dispatcher {
     /// Where policy faults, fallbacks and shadow differences come from, to be stored
     /// with the cycle's decisions.
     pub policy_events: Option<Arc<WasmPolicies>>,
+    /// The last shadow comparison stored per kind and version: a quiet cluster repeats
+    /// the same one every cycle, and the log keeps only changes.
+    last_shadow: std::sync::Mutex<Vec<PolicyEvent>>,
 }
 
 impl Dispatcher {
     pub fn new(store: Store, policies: Arc<dyn Policies + Send + Sync>, lease: Lease) -> Dispatcher {
-        Dispatcher { store, policies, lease, policy_events: None }
+        Dispatcher { store, policies, lease, policy_events: None, last_shadow: Default::default() }
     }
 
     /// Dispatches with modules: their events are stored with each cycle.
     pub fn with_modules(store: Store, policies: Arc<WasmPolicies>, lease: Lease) -> Dispatcher {
-        Dispatcher { store, policies: policies.clone(), lease, policy_events: Some(policies) }
+        let policy_events = Some(policies.clone());
+        Dispatcher { store, policies, lease, policy_events, last_shadow: Default::default() }
     }
 
     /// Runs one cycle at `now` if this instance holds (or can take) the lease.
@@ -81,7 +85,7 @@ impl Dispatcher {
         })
         .await
         .map_err(|e| DispatchError::Corrupt(format!("planning panicked: {e}")))?;
-        let events = self.policy_events.as_ref().map(|w| w.take_events()).unwrap_or_default();
+        let events = self.new_policy_events();
         let decisions = apply::Decisions { snap: &snap, ids: &ids, plan: &p, policy_events: &events };
         apply::write(&self.store, &self.lease, epoch, now, decisions).await?;
         Ok(CycleReport {
@@ -90,5 +94,24 @@ impl Dispatcher {
             preempted: p.preemptions.len(),
             held: p.holds.len(),
         })
+    }
+
+    /// The modules' events since the last cycle, less shadow comparisons that repeat the
+    /// previous one for the same kind and version.
+    fn new_policy_events(&self) -> Vec<PolicyEvent> {
+        let Some(wasm) = &self.policy_events else { return Vec::new() };
+        let mut last = self.last_shadow.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out = wasm.take_events();
+        out.retain(|e| {
+            let PolicyEvent::Shadow { kind, sha256, difference, .. } = e else { return true };
+            let same = |p: &PolicyEvent| matches!(p, PolicyEvent::Shadow { kind: k, sha256: s, .. } if k == kind && s == sha256);
+            let repeat = last.iter().any(|p| {
+                same(p) && matches!(p, PolicyEvent::Shadow { difference: d, .. } if d == difference)
+            });
+            last.retain(|p| !same(p));
+            last.push(e.clone());
+            !repeat
+        });
+        out
     }
 }
