@@ -145,7 +145,7 @@ pub async fn snapshot(store: &Store, now: i64) -> Result<(Snapshot, Ids), Dispat
         });
     }
     // Budgets (Q3): what each quota spent this month.
-    let spent = store.spent_this_month(now).await?;
+    let spent = store.spent_this_month(now, true).await?;
     for ((group_id, model, cat), hours) in spent {
         let Some(g) = ids.groups.iter().position(|g| *g == group_id) else { continue };
         let (model, cat) = (models.id(model), category(&cat)?);

@@ -118,7 +118,7 @@ pub async fn quotas(State(state): State<AppState>, _caller: Caller) -> Result<Js
     )
     .fetch_all(&state.store.pool)
     .await?;
-    let spent = state.store.spent_this_month(state.now()).await?;
+    let spent = state.store.spent_this_month(state.now(), false).await?;
     let mut quotas = objects(
         &rows,
         &[

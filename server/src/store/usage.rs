@@ -12,14 +12,20 @@ use crate::store::{Store, StoreError};
 pub type Spent = HashMap<(i64, String, String), f64>;
 
 impl Store {
-    /// Every allocation overlapping this month, counted for the part inside it.
-    pub async fn spent_this_month(&self, now: i64) -> Result<Spent, StoreError> {
+    /// Every allocation overlapping this month, counted for the part inside it; with
+    /// `budgeted_only`, only for quotas that have a budget (all the dispatcher needs:
+    /// the month's allocations of unbudgeted groups are not read every cycle).
+    pub async fn spent_this_month(&self, now: i64, budgeted_only: bool) -> Result<Spent, StoreError> {
         let start = month_start(now);
         let rows = sqlx::query(
             "SELECT j.group_id, j.model, j.category, a.gpu_mask, a.started_at, a.ended_at \
-             FROM allocations a JOIN jobs j ON j.id = a.job_id WHERE a.ended_at IS NULL OR a.ended_at > $1",
+             FROM allocations a JOIN jobs j ON j.id = a.job_id \
+             WHERE (a.ended_at IS NULL OR a.ended_at > $1) AND ($2 = 0 OR EXISTS (SELECT 1 FROM quotas q \
+               WHERE q.group_id = j.group_id AND q.model = j.model AND q.category = j.category \
+               AND q.budget_gpu_h IS NOT NULL))",
         )
         .bind(start)
+        .bind(i64::from(budgeted_only))
         .fetch_all(&self.pool)
         .await?;
         let mut spent = Spent::new();
