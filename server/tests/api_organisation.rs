@@ -79,6 +79,14 @@ async fn templates_launch_their_shape_only_where_granted() {
             send(&app, "POST", "/api/jobs", &speech, json!({ "template": id, "name": "their run" })).await;
         assert_eq!(s, StatusCode::CREATED, "{engine}: granted use");
 
+        // The queue filtered to the caller's own jobs, and to a group.
+        let mine = get(&app, "/api/jobs?mine=true", &speech).await;
+        let mine = mine["jobs"].as_array().unwrap();
+        assert_eq!(mine.len(), 1, "{engine}: {mine:?}");
+        assert_eq!((mine[0]["name"].clone(), mine[0]["template"].clone()), (json!("their run"), json!(id)));
+        let vision = get(&app, "/api/jobs?group=vision&state=pending", &speech).await;
+        assert!(vision["jobs"].as_array().unwrap().iter().all(|j| j["group"] == "vision"), "{engine}");
+        assert_eq!(vision["jobs"].as_array().unwrap().len(), 1, "{engine}");
         let list = get(&app, "/api/templates", &speech).await;
         let t = list["templates"].as_array().unwrap().iter().find(|t| t["id"] == id).unwrap().clone();
         assert_eq!((t["uses"].clone(), t["usable"].clone()), (json!(2), json!(true)), "{engine}: {t}");
@@ -326,4 +334,40 @@ async fn the_capacity_map_tells_surplus_from_tight() {
     let tight = status.iter().filter(|(_, free, s)| *free == 0 && s == "tight").count();
     let surplus = status.iter().filter(|(_, free, s)| *free == 16 && s == "surplus").count();
     assert_eq!((tight, surplus), (1, 1), "{status:?}");
+}
+
+// Q3: the month's spend counts against the budget, and a job that would overspend waits
+// with the figures in its reason.
+#[tokio::test]
+async fn a_job_that_would_overspend_the_monthly_budget_waits() {
+    for engine in engines() {
+        let app = TestApp::new(engine).await;
+        let (admin, admin2) = (app.token("admin", "admin-pw").await, app.token("admin2", "admin2-pw").await);
+        let dev = app.token("vision-dev", "demo-password").await;
+        let change = json!({ "group": "vision", "category": "training", "guaranteed": 16, "budget_gpu_h": 20.0, "why": "cut" });
+        let (_, v) = send(&app, "PUT", "/api/quotas", &admin, change).await;
+        let path = format!("/api/changes/{}/approve", v["change"]);
+        assert_eq!(send(&app, "POST", &path, &admin2, json!({ "note": "ok" })).await.0, StatusCode::OK);
+        let d = dispatcher(&app);
+        let job = |gpus: u32| json!({ "name": "j", "command": "c", "gpus": gpus, "time_limit_s": 3600 });
+        let (_, first) = send(&app, "POST", "/api/jobs", &dev, job(8)).await;
+        d.cycle(NOW).await.unwrap();
+        assert_eq!(
+            state_of(&app, &dev, first["id"].as_i64().unwrap()).await,
+            "running",
+            "{engine}: 8 of 20 GPU-h"
+        );
+        // Two hours later the first job has spent 16 GPU-h of 20; 8 more would overspend.
+        app.clock.store(NOW + 7200, Ordering::SeqCst);
+        let dev = app.token("vision-dev", "demo-password").await;
+        let (_, second) = send(&app, "POST", "/api/jobs", &dev, job(8)).await;
+        d.cycle(NOW + 7200).await.unwrap();
+        let receipt = get(&app, &format!("/api/jobs/{}", second["id"]), &dev).await;
+        assert_eq!(receipt["state"], "pending", "{engine}");
+        assert!(receipt["reason"].as_str().unwrap().contains("budget"), "{engine}: {receipt}");
+        let quotas = get(&app, "/api/quotas", &dev).await;
+        let row =
+            quotas["quotas"].as_array().unwrap().iter().find(|q| q["group"] == "vision").unwrap().clone();
+        assert_eq!(row["spent_gpu_h"], 16.0, "{engine}: {row}");
+    }
 }

@@ -9,7 +9,8 @@ use serde_json::{Value, json};
 use sqlx::Row;
 
 use crate::http::auth::Caller;
-use crate::http::scope::{CATEGORIES, CLASSES, TOPOLOGIES, acting_group, one_of, text};
+use crate::http::rows::{Col, objects};
+use crate::http::scope::{CATEGORIES, CLASSES, TOPOLOGIES, acting_group, group_named, one_of, text};
 use crate::http::{ApiError, AppJson, AppPath, AppQuery, AppState, projects, templates};
 use crate::store::jobs::NewJob;
 use crate::store::users::Role;
@@ -165,6 +166,11 @@ pub async fn submit(
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     state: Option<String>,
+    /// Only this group's jobs.
+    group: Option<String>,
+    /// Only the caller's own submissions.
+    #[serde(default)]
+    mine: bool,
     #[serde(default = "default_limit")]
     limit: i64,
 }
@@ -175,38 +181,48 @@ fn default_limit() -> i64 {
 
 pub async fn list(
     State(state): State<AppState>,
-    _caller: Caller,
+    Caller(user): Caller,
     AppQuery(q): AppQuery<ListQuery>,
 ) -> Result<Json<Value>, ApiError> {
     if let Some(s) = &q.state {
         one_of(s, &["pending", "running", "succeeded", "failed", "timed-out", "cancelled"], "state")?;
     }
-    let limit = q.limit.clamp(1, 1000);
+    let group = match &q.group {
+        Some(name) => Some(group_named(&state, name).await?),
+        None => None,
+    };
     let rows = sqlx::query(
-        "SELECT j.id, j.name, g.name, j.gpus, j.state, j.reason, j.position, j.submitted_at, j.class \
-         FROM jobs j JOIN groups g ON g.id = j.group_id \
-         WHERE ($1 IS NULL OR j.state = $1) ORDER BY j.id DESC LIMIT $2",
+        "SELECT j.id, j.name, g.name, j.gpus, j.state, j.reason, j.position, j.submitted_at, j.class, \
+         j.category, j.model, u.username, j.template_id, p.name FROM jobs j JOIN groups g ON g.id = j.group_id \
+         JOIN users u ON u.id = j.submitted_by LEFT JOIN projects p ON p.id = j.project_id \
+         WHERE ($1 IS NULL OR j.state = $1) AND ($2 IS NULL OR j.group_id = $2) AND ($3 IS NULL OR j.submitted_by = $3) \
+         ORDER BY j.id DESC LIMIT $4",
     )
     .bind(q.state.as_deref())
-    .bind(limit)
+    .bind(group)
+    .bind(q.mine.then_some(user.id))
+    .bind(q.limit.clamp(1, 1000))
     .fetch_all(&state.store.pool)
     .await?;
-    let jobs = rows
-        .iter()
-        .map(|r| {
-            Ok(json!({
-                "id": r.try_get::<i64, _>(0)?,
-                "name": r.try_get::<String, _>(1)?,
-                "group": r.try_get::<String, _>(2)?,
-                "gpus": r.try_get::<i64, _>(3)?,
-                "state": r.try_get::<String, _>(4)?,
-                "reason": r.try_get::<Option<String>, _>(5)?,
-                "position": r.try_get::<Option<i64>, _>(6)?,
-                "submitted_at": r.try_get::<i64, _>(7)?,
-                "class": r.try_get::<String, _>(8)?,
-            }))
-        })
-        .collect::<Result<Vec<Value>, sqlx::Error>>()?;
+    let jobs = objects(
+        &rows,
+        &[
+            ("id", Col::Int),
+            ("name", Col::Text),
+            ("group", Col::Text),
+            ("gpus", Col::Int),
+            ("state", Col::Text),
+            ("reason", Col::OptText),
+            ("position", Col::OptInt),
+            ("submitted_at", Col::Int),
+            ("class", Col::Text),
+            ("category", Col::Text),
+            ("model", Col::Text),
+            ("submitted_by", Col::Text),
+            ("template", Col::OptInt),
+            ("project", Col::OptText),
+        ],
+    )?;
     Ok(Json(json!({ "jobs": jobs })))
 }
 
