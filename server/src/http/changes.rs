@@ -108,7 +108,8 @@ pub struct Review {
     note: String,
 }
 
-/// Marks change `id` reviewed by `by`, refusing the proposer (B2) unless `allow_proposer`.
+/// Marks change `id` reviewed by `by` and records the decision with its reason (A4);
+/// refuses the proposer (B2) unless `allow_proposer`.
 async fn claim(
     tx: &mut sqlx::AnyConnection,
     id: i64,
@@ -143,7 +144,8 @@ async fn claim(
     if done.rows_affected() != 1 {
         return Err(ApiError::Conflict(format!("change {id} is already {current}")));
     }
-    Ok(())
+    let message = format!("{by} {to} change {id}: {note}");
+    record(tx, now, &format!("change-{to}"), None, by, &message, &json!({ "change": id })).await
 }
 
 pub async fn approve(
@@ -181,8 +183,6 @@ pub async fn approve(
     .bind(q.budget_gpu_h)
     .execute(&mut *tx)
     .await?;
-    let message = format!("{} applied change {id}: {note}", user.username);
-    record(&mut tx, now, "change-applied", None, &user.username, &message, &json!({ "change": id })).await?;
     tx.commit().await?;
     state.wake.notify_one();
     Ok(Json(json!({ "change": id, "state": "applied" })))
@@ -200,8 +200,6 @@ pub async fn reject(
     let mut tx = state.store.pool.begin().await?;
     // The proposer may withdraw their own change.
     claim(&mut tx, id, &user.username, "rejected", note, now, true).await?;
-    let message = format!("{} rejected change {id}: {note}", user.username);
-    record(&mut tx, now, "change-rejected", None, &user.username, &message, &json!({ "change": id })).await?;
     tx.commit().await?;
     Ok(Json(json!({ "change": id, "state": "rejected" })))
 }

@@ -191,16 +191,27 @@ async fn transition(
     Ok(Json(json!({ "id": id, "state": to })))
 }
 
+/// A decision only the lender's manager (or an admin) takes, with its reason.
+async fn lender_decides(
+    state: &AppState,
+    user: &crate::store::users::User,
+    id: i64,
+    note: &str,
+    (from, to, what): (&str, &str, &str),
+) -> Result<Json<Value>, ApiError> {
+    let (lender, _, _) = loan(state, id).await?;
+    require_manager(user, lender, what)?;
+    let note = text(note, "note", 500)?;
+    transition(state, id, from, to, &user.username, note).await
+}
+
 pub async fn approve(
     State(state): State<AppState>,
     Caller(user): Caller,
     AppPath(id): AppPath<i64>,
     AppJson(body): AppJson<Decision>,
 ) -> Result<Json<Value>, ApiError> {
-    let (lender, _, _) = loan(&state, id).await?;
-    require_manager(&user, lender, "approve the group's loans")?;
-    let note = text(&body.note, "note", 500)?;
-    transition(&state, id, "requested", "active", &user.username, note).await
+    lender_decides(&state, &user, id, &body.note, ("requested", "active", "approve the group's loans")).await
 }
 
 pub async fn reject(
@@ -209,10 +220,7 @@ pub async fn reject(
     AppPath(id): AppPath<i64>,
     AppJson(body): AppJson<Decision>,
 ) -> Result<Json<Value>, ApiError> {
-    let (lender, _, _) = loan(&state, id).await?;
-    require_manager(&user, lender, "reject the group's loans")?;
-    let note = text(&body.note, "note", 500)?;
-    transition(&state, id, "requested", "rejected", &user.username, note).await
+    lender_decides(&state, &user, id, &body.note, ("requested", "rejected", "reject the group's loans")).await
 }
 
 /// The borrower gives the GPUs back early.
@@ -235,8 +243,5 @@ pub async fn reclaim(
     AppPath(id): AppPath<i64>,
     AppJson(body): AppJson<Decision>,
 ) -> Result<Json<Value>, ApiError> {
-    let (lender, _, _) = loan(&state, id).await?;
-    require_manager(&user, lender, "reclaim the group's loans")?;
-    let note = text(&body.note, "note", 500)?;
-    transition(&state, id, "active", "reclaimed", &user.username, note).await
+    lender_decides(&state, &user, id, &body.note, ("active", "reclaimed", "reclaim the group's loans")).await
 }
