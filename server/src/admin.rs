@@ -34,6 +34,11 @@ pub fn run(args: &AdminArgs) -> Result<String, String> {
                     .map_err(|e| friendly(e, &format!("a group `{name}`")))?;
                 Ok(format!("group `{name}` created (id {id})"))
             }
+            AdminCommand::NodeToken { node } => {
+                let token =
+                    store.issue_node_token(node, "tidepool admin", now).await.map_err(|e| e.to_string())?;
+                Ok(format!("node token for `{node}` (shown once): {token}"))
+            }
             AdminCommand::AddUser { username, role, group } => {
                 let role = Role::parse(role)
                     .ok_or(format!("--role must be admin, manager or member, not `{role}`"))?;

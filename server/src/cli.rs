@@ -25,6 +25,8 @@ pub enum Command {
     Serve(ServeArgs),
     /// Manage users and groups from the shell.
     Admin(AdminArgs),
+    /// Run a node's jobs for the server: register its GPUs, start and stop what it is told.
+    Agent(AgentArgs),
     /// Replay a job trace through the dispatcher on a virtual clock.
     Simulate(SimulateArgs),
     /// Build, check and test policy modules.
@@ -59,6 +61,46 @@ pub struct ServeArgs {
     /// Who decides: the built-in policies, or the default modules in the sandbox.
     #[arg(long, value_enum, default_value_t = PolicyEngine::Native)]
     pub policies: PolicyEngine,
+    /// Seconds a stopped job gets between SIGTERM and SIGKILL, to checkpoint.
+    #[arg(long, default_value_t = 30)]
+    pub grace_s: u64,
+    /// Seconds without a heartbeat after which a node is lost and its jobs requeued.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(i64).range(1..))]
+    pub node_lost_after_s: i64,
+    /// A GPU below this utilisation (percent) counts as idle.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(i64).range(0..=100))]
+    pub idle_threshold_pct: i64,
+    /// Seconds an allocation may sit idle before its owners get a notice.
+    #[arg(long, default_value_t = 3600, value_parser = clap::value_parser!(i64).range(1..))]
+    pub idle_after_s: i64,
+    /// Seconds after the notice before an idle allocation is reclaimed.
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(i64).range(0..))]
+    pub idle_notice_s: i64,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct AgentArgs {
+    /// The server's address, `http://host:port`.
+    #[arg(long)]
+    pub server: String,
+    /// The node token (an admin issues it); else TIDEPOOL_NODE_TOKEN.
+    #[arg(long)]
+    pub token: Option<String>,
+    /// The pool to join.
+    #[arg(long)]
+    pub pool: Option<String>,
+    /// Fake GPUs instead of the driver's, `COUNTxMODEL` (e.g. `8xA100-80G`).
+    #[arg(long)]
+    pub fake_gpus: Option<String>,
+    /// Where the agent keeps its state (what it runs) and the jobs' logs.
+    #[arg(long, default_value = "agent-state")]
+    pub state_dir: PathBuf,
+    /// The checkpoint root; each job gets a folder in it (shared storage across nodes).
+    #[arg(long, default_value = "checkpoints")]
+    pub checkpoint_root: PathBuf,
+    /// Longest wait of one sync for news, in seconds (the heartbeat is at least this often).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=60))]
+    pub wait_s: u64,
 }
 
 #[derive(Debug, clap::Args)]
@@ -76,6 +118,8 @@ pub struct AdminArgs {
 pub enum AdminCommand {
     /// Create a group.
     AddGroup { name: String },
+    /// Issue a node token for an agent (printed once).
+    NodeToken { node: String },
     /// Create a user; the password comes from TIDEPOOL_NEW_PASSWORD, else is generated and shown once.
     AddUser {
         username: String,

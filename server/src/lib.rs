@@ -3,6 +3,8 @@
 
 /// `tidepool admin`: users and groups from the shell.
 pub mod admin;
+/// `tidepool agent`: a node's jobs, run as the server says.
+pub mod agent;
 /// `tidepool bench`: timing the dispatch cycle.
 pub mod bench;
 /// `tidepool bench api`: the record path's speed, submit to placed.
@@ -13,6 +15,8 @@ pub mod calendar;
 pub mod cli;
 /// The live dispatcher: records → plan() → records, under a leader lease.
 pub mod dispatch;
+/// The server's side of node agents: registration, sync, lost nodes, idle reclaim.
+pub mod fleet;
 /// The HTTP API (axum): routes, auth, the error shape.
 pub mod http;
 /// The WebAssembly policy host (wasmtime): sandbox, fallbacks, versions.

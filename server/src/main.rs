@@ -9,6 +9,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Admin(args) => tidepool::admin::run(args).map(|out| (out, true)),
         Command::Serve(args) => tidepool::serve::run(args).map(|out| (out, true)),
+        Command::Agent(args) => tidepool::agent::run(args).map(|out| (out, true)),
         Command::Simulate(args) => tidepool::simulate::run(args).map(|out| (out, true)),
         Command::Policy { what } => tidepool::policy_cmd::run(what),
         Command::Bench { what: BenchCommand::Api(args) } => {

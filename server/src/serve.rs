@@ -8,6 +8,7 @@ use tidepool_core::Policies;
 
 use crate::cli::{PolicyEngine, ServeArgs};
 use crate::dispatch::{DispatchError, Dispatcher, Lease};
+use crate::fleet::{Fleet, FleetConfig};
 use crate::http::{AppState, app, auth::Keys};
 use crate::policy::desk::PolicyDesk;
 use crate::policy::select::ModuleFiles;
@@ -87,6 +88,14 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
     if restored > 0 {
         println!("policies: {restored} stored versions; deciding: {}", desk.policies.version());
     }
+    let fleet = Arc::new(Fleet::new(FleetConfig {
+        grace_s: args.grace_s,
+        lost_after_s: args.node_lost_after_s,
+        idle_threshold_pct: args.idle_threshold_pct,
+        idle_after_s: args.idle_after_s,
+        idle_notice_s: args.idle_notice_s,
+        ..FleetConfig::default()
+    }));
     let wake = Arc::new(tokio::sync::Notify::new());
     let state = AppState {
         store: store.clone(),
@@ -94,12 +103,14 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         clock: Arc::new(unix_now),
         wake: wake.clone(),
         policies: desk.clone(),
+        fleet: fleet.clone(),
     };
     let holder =
         format!("{}-{}", std::env::var("HOSTNAME").unwrap_or_else(|_| "tidepool".into()), std::process::id());
     let shutdown_lease = (store.clone(), Lease { holder: holder.clone(), ttl_s: 0 });
     let lease = Lease { holder, ttl_s: 3 * args.dispatch_interval_s.max(1) as i64 };
-    let dispatcher = Dispatcher::with_modules(store, desk.policies.clone(), lease);
+    let mut dispatcher = Dispatcher::with_modules(store, desk.policies.clone(), lease);
+    dispatcher.fleet = Some(fleet);
     tokio::spawn(dispatch_loop(dispatcher, wake, Duration::from_secs(args.dispatch_interval_s.max(1))));
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await

@@ -133,6 +133,8 @@ async fn every_json_route_refuses_bad_bodies_and_writes_nothing() {
     for engine in engines() {
         let app = TestApp::new(engine).await;
         let admin = app.token("admin", "admin-pw").await;
+        let (_, node) = app.call("POST", "/api/nodes/tokens", Some(&admin), Some(r#"{"node":"n1"}"#)).await;
+        let node = node["token"].as_str().expect("node token").to_string();
         let before = all_rows(&app).await;
         let (_, doc) = app.call("GET", "/api/openapi.json", None, None).await;
         let big = format!(r#"{{"name":"{}"}}"#, "a".repeat(300 * 1024));
@@ -154,14 +156,16 @@ async fn every_json_route_refuses_bad_bodies_and_writes_nothing() {
                     ("oversized", big.clone(), StatusCode::PAYLOAD_TOO_LARGE),
                 ];
                 for (what, body, status) in cases {
-                    let (got, e) = app.call(&method.to_uppercase(), &path, Some(&admin), Some(&body)).await;
+                    // Agents' routes take a node token; the rest pass as an admin.
+                    let token = if op["x-access"] == "node" { &node } else { &admin };
+                    let (got, e) = app.call(&method.to_uppercase(), &path, Some(token), Some(&body)).await;
                     assert_eq!(got, status, "{engine} {method} {path} {what}: {e}");
                     assert!(e["error"]["code"].is_string(), "{engine} {method} {path} {what}: {e}");
                 }
                 checked += 1;
             }
         }
-        assert!(checked >= 22, "{engine}: {checked} routes take JSON");
+        assert!(checked >= 25, "{engine}: {checked} routes take JSON");
         assert_eq!(all_rows(&app).await, before, "{engine}: nothing written");
         // A bad path segment or query answers in the error shape too.
         for path in ["/api/jobs/abc", "/api/templates?stale_days=-1", "/api/events?limit=many"] {

@@ -69,7 +69,7 @@ async fn every_route_has_a_row_and_every_row_holds() {
                 rows += 1;
             }
         }
-        assert!(rows >= 43, "{engine}: the document lists every route ({rows})");
+        assert!(rows >= 47, "{engine}: the document lists every route ({rows})");
     }
 }
 
@@ -654,6 +654,59 @@ mod organisation {
                     ("admin, nothing to roll back", admin, CONFLICT),
                 ];
                 cases(app, "POST", path, r#"{"kind":"priority","note":"bad week"}"#, route, &rows).await;
+            }
+            ("get", "/api/jobs/{id}/log") => {
+                let id =
+                    created(app, "/api/jobs", &who.other, json!({ "name": "l", "command": "c", "gpus": 1 }))
+                        .await;
+                let path = format!("/api/jobs/{id}/log");
+                let rows =
+                    [("anonymous", None, ANON), ("member, other group", dev, OK), ("admin", admin, OK)];
+                for (label, token, want) in rows {
+                    expect(app.call("GET", &path, token, None).await, want, &format!("{route} {label}"));
+                }
+                expect(app.call("GET", "/api/jobs/999999/log", dev, None).await, GONE, route);
+            }
+            ("post", "/api/nodes/tokens") => {
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member", dev, NO),
+                    ("manager", lead, NO),
+                    ("admin", admin, CREATED),
+                ];
+                cases(app, "POST", path, r#"{"node":"n-roles"}"#, route, &rows).await;
+            }
+            ("post", "/api/agent/register" | "/api/agent/sync") => {
+                // Agents only: a user's token is not a node token, whatever the user's role.
+                let name = if path.ends_with("sync") { "n-sync" } else { "n-register" };
+                let body = json!({ "node": name }).to_string();
+                let (_, t) = app.call("POST", "/api/nodes/tokens", admin, Some(&body)).await;
+                let node = t["token"].as_str().expect("node token").to_string();
+                let body = if path.ends_with("register") {
+                    r#"{"gpus":[{"index":0,"uuid":"GPU-0","model":"A100-80G","memory_total_mb":81920}]}"#
+                } else {
+                    "{}"
+                };
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member", dev, ANON),
+                    ("admin", admin, ANON),
+                    ("forged", Some("tpn_forged"), ANON),
+                ];
+                cases(app, "POST", path, body, route, &rows).await;
+                if path.ends_with("sync") {
+                    cases(
+                        app,
+                        "POST",
+                        path,
+                        body,
+                        route,
+                        &[("node, unregistered", Some(node.as_str()), CONFLICT)],
+                    )
+                    .await;
+                } else {
+                    cases(app, "POST", path, body, route, &[("node", Some(node.as_str()), OK)]).await;
+                }
             }
             _ => panic!("no row in the role matrix for {route}: add one"),
         }

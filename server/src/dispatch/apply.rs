@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use sqlx::{AssertSqlSafe, Row};
-use tidepool_core::{Plan, Snapshot};
+use tidepool_core::{Plan, PreemptReason, Snapshot};
 
 use crate::dispatch::load::Ids;
 use crate::dispatch::{DispatchError, Lease};
@@ -58,22 +58,47 @@ pub async fn write(
     }
     for p in &plan.preemptions {
         let a = &snap.running[p.running_index as usize];
-        for row in &ids.running[p.running_index as usize] {
-            sqlx::query("UPDATE allocations SET ended_at = $1 WHERE id = $2")
+        let rows = &ids.running[p.running_index as usize];
+        if a.slots.iter().any(|s| ids.agent_nodes[s.node.0 as usize]) {
+            // An agent stops it: SIGTERM, time to checkpoint, SIGKILL. The GPUs stay held
+            // (and the preemptor waits) until the agent confirms the stop.
+            let drain_for = match p.reason {
+                PreemptReason::ReturnToLender { for_job } | PreemptReason::HigherClass { for_job } => {
+                    for_job.0
+                }
+                PreemptReason::LoanEnded { .. } => a.job.0,
+            };
+            for row in rows {
+                sqlx::query(
+                    "UPDATE allocations SET stop_reason = 'preempted', stop_requested_at = $1, \
+                     stop_requested_ms = $2, drain_for = $3 WHERE id = $4 AND stop_requested_at IS NULL",
+                )
                 .bind(now)
+                .bind(crate::fleet::now_ms())
+                .bind(drain_for as i64)
                 .bind(row)
                 .execute(&mut *tx)
                 .await?;
+            }
+        } else {
+            // No agent to wait for: the GPUs return at once.
+            for row in rows {
+                sqlx::query("UPDATE allocations SET ended_at = $1 WHERE id = $2")
+                    .bind(now)
+                    .bind(row)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            let held = (now - a.started_at).max(0) * i64::from(a.gpu_count());
+            sqlx::query(
+                "UPDATE jobs SET state = 'pending', queued_at = $1, attained_gpu_s = attained_gpu_s + $2 WHERE id = $3",
+            )
+            .bind(now)
+            .bind(held)
+            .bind(a.job.0 as i64)
+            .execute(&mut *tx)
+            .await?;
         }
-        let held = (now - a.started_at).max(0) * i64::from(a.gpu_count());
-        sqlx::query(
-            "UPDATE jobs SET state = 'pending', queued_at = $1, attained_gpu_s = attained_gpu_s + $2 WHERE id = $3",
-        )
-        .bind(now)
-        .bind(held)
-        .bind(a.job.0 as i64)
-        .execute(&mut *tx)
-        .await?;
         let message = format!("job {} preempted: {}", a.job.0, p.reason);
         let detail = serde_json::to_string(&p.reason).unwrap_or_default();
         sqlx::query(EVENT)
@@ -91,7 +116,7 @@ pub async fn write(
     // seconds; a job cancelled since the snapshot was read is not started.
     for batch in plan.placements.chunks(BATCH) {
         let sql = format!(
-            "UPDATE jobs SET state = 'running', reason = NULL, position = NULL \
+            "UPDATE jobs SET state = 'running', reason = NULL, position = NULL, segments = segments + 1 \
              WHERE state = 'pending' AND id IN ({}) RETURNING id",
             (1..=batch.len()).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
         );

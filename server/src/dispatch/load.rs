@@ -19,6 +19,8 @@ pub struct Ids {
     pub running: Vec<Vec<i64>>,
     /// Per pending job: the reason and position people see now (only changes are written).
     pub shown: Vec<(Option<String>, Option<i64>)>,
+    /// Per node: an agent runs its jobs, so a stop there is a request the agent confirms.
+    pub agent_nodes: Vec<bool>,
 }
 
 fn bad(what: &str, value: &str) -> DispatchError {
@@ -87,12 +89,13 @@ pub async fn snapshot(store: &Store, now: i64) -> Result<(Snapshot, Ids), Dispat
         let i = ids.groups.iter().position(|g| *g == id).ok_or_else(|| bad("group", &id.to_string()))?;
         Ok(GroupId(i as u32))
     };
-    for r in sqlx::query("SELECT id, name, pool, model, gpus, nvlink_group, CAST(CASE WHEN healthy THEN 1 ELSE 0 END AS BIGINT) \
-         FROM nodes ORDER BY id")
+    for r in sqlx::query("SELECT id, name, pool, model, gpus, nvlink_group, CAST(CASE WHEN healthy THEN 1 ELSE 0 END AS BIGINT), \
+         CAST(CASE WHEN agent THEN 1 ELSE 0 END AS BIGINT) FROM nodes ORDER BY id")
         .fetch_all(pool)
         .await?
     {
         ids.nodes.push(r.try_get(0)?);
+        ids.agent_nodes.push(r.try_get::<i64, _>(7)? != 0);
         let gpus = r.try_get::<i64, _>(4)?.clamp(1, 64) as u8;
         let domain = r.try_get::<i64, _>(5)?.clamp(1, i64::from(gpus)) as u8;
         let nvlink_domains = if domain >= gpus {
@@ -161,8 +164,8 @@ pub async fn snapshot(store: &Store, now: i64) -> Result<(Snapshot, Ids), Dispat
     let mut by_job: BTreeMap<i64, usize> = BTreeMap::new();
     let sql = format!(
         "SELECT a.id, a.job_id, a.node_id, a.gpu_mask, a.borrowed, a.started_at, j.group_id, j.category, \
-         {PLANNED_CLASS}, j.model, j.time_limit_s, CAST(CASE WHEN j.checkpointable THEN 1 ELSE 0 END AS BIGINT) \
-         FROM allocations a JOIN jobs j ON j.id = a.job_id LEFT JOIN projects p ON p.id = j.project_id \
+         {PLANNED_CLASS}, j.model, j.time_limit_s, CAST(CASE WHEN j.checkpointable THEN 1 ELSE 0 END AS BIGINT), \
+         a.stop_requested_at, a.drain_for FROM allocations a JOIN jobs j ON j.id = a.job_id LEFT JOIN projects p ON p.id = j.project_id \
          WHERE a.ended_at IS NULL ORDER BY a.id"
     );
     for r in sqlx::query(AssertSqlSafe(sql)).bind(now).fetch_all(pool).await? {
@@ -192,7 +195,11 @@ pub async fn snapshot(store: &Store, now: i64) -> Result<(Snapshot, Ids), Dispat
             checkpointable: r.try_get::<i64, _>(11)? != 0,
             last_checkpoint_at: None,
             borrowed,
-            draining_for: None,
+            // Asked to stop, not yet stopped: its GPUs stay held, and its preemptor waits.
+            draining_for: r
+                .try_get::<Option<i64>, _>(12)?
+                .map(|_| r.try_get::<Option<i64>, _>(13).map(|f| JobId(f.unwrap_or(job) as u64)))
+                .transpose()?,
         });
     }
     let sql = format!(

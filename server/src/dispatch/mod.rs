@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use tidepool_core::{Policies, plan};
 
+use crate::fleet::Fleet;
 use crate::policy::{PolicyEvent, WasmPolicies};
 use crate::store::{Store, StoreError};
 
@@ -53,17 +54,26 @@ pub struct Dispatcher {
     /// The last shadow comparison stored per kind and version: a quiet cluster repeats
     /// the same one every cycle, and the log keeps only changes.
     last_shadow: std::sync::Mutex<Vec<PolicyEvent>>,
+    /// Node agents: lost nodes are swept each cycle, and agents hear of new decisions.
+    pub fleet: Option<Arc<Fleet>>,
 }
 
 impl Dispatcher {
     pub fn new(store: Store, policies: Arc<dyn Policies + Send + Sync>, lease: Lease) -> Dispatcher {
-        Dispatcher { store, policies, lease, policy_events: None, last_shadow: Default::default() }
+        Dispatcher {
+            store,
+            policies,
+            lease,
+            policy_events: None,
+            last_shadow: Default::default(),
+            fleet: None,
+        }
     }
 
     /// Dispatches with modules: their events are stored with each cycle.
     pub fn with_modules(store: Store, policies: Arc<WasmPolicies>, lease: Lease) -> Dispatcher {
         let policy_events = Some(policies.clone());
-        Dispatcher { store, policies, lease, policy_events, last_shadow: Default::default() }
+        Dispatcher { store, policies, lease, policy_events, last_shadow: Default::default(), fleet: None }
     }
 
     /// Runs one cycle at `now` if this instance holds (or can take) the lease.
@@ -76,6 +86,9 @@ impl Dispatcher {
     /// the lease has moved on since.
     pub async fn run(&self, epoch: i64, now: i64) -> Result<CycleReport, DispatchError> {
         grants::remind(&self.store, now).await?;
+        if let Some(fleet) = &self.fleet {
+            crate::fleet::sweep::lost_nodes(&self.store, &fleet.config, now).await?;
+        }
         let (snap, ids) = load::snapshot(&self.store, now).await?;
         let policies = self.policies.clone();
         // Planning is CPU work: keep it off the async workers.
@@ -88,6 +101,11 @@ impl Dispatcher {
         let events = self.new_policy_events();
         let decisions = apply::Decisions { snap: &snap, ids: &ids, plan: &p, policy_events: &events };
         apply::write(&self.store, &self.lease, epoch, now, decisions).await?;
+        if let Some(fleet) = &self.fleet
+            && !(p.placements.is_empty() && p.preemptions.is_empty())
+        {
+            fleet.bump();
+        }
         Ok(CycleReport {
             epoch,
             placed: p.placements.len(),

@@ -259,12 +259,26 @@ pub async fn cancel(
     if done.rows_affected() != 1 {
         return Err(ApiError::Conflict(format!("job {id} is already {job_state}")));
     }
-    // A cancelled running job's GPUs go back to the pool at once (R1).
-    sqlx::query("UPDATE allocations SET ended_at = $1 WHERE job_id = $2 AND ended_at IS NULL")
-        .bind(now)
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
+    // A cancelled running job's GPUs go back to the pool at once (R1); where an agent
+    // runs it, once the agent has stopped it (SIGTERM, grace, SIGKILL).
+    sqlx::query(
+        "UPDATE allocations SET ended_at = $1 WHERE job_id = $2 AND ended_at IS NULL \
+         AND node_id NOT IN (SELECT id FROM nodes WHERE agent)",
+    )
+    .bind(now)
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query(
+        "UPDATE allocations SET stop_reason = 'cancelled', stop_requested_at = $1, stop_requested_ms = $2 \
+         WHERE job_id = $3 AND ended_at IS NULL AND stop_requested_at IS NULL \
+         AND node_id IN (SELECT id FROM nodes WHERE agent)",
+    )
+    .bind(now)
+    .bind(crate::fleet::now_ms())
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
     sqlx::query(CANCELLED_EVENT)
         .bind(now)
         .bind(id)
@@ -274,5 +288,6 @@ pub async fn cancel(
         .await?;
     tx.commit().await?;
     state.wake.notify_one();
+    state.fleet.bump();
     Ok(Json(json!({ "id": id, "state": "cancelled" })))
 }

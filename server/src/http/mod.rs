@@ -3,6 +3,7 @@
 //! and the role-matrix test are generated from that table.
 
 mod accounts;
+mod agent;
 pub mod auth;
 mod changes;
 mod cluster;
@@ -28,6 +29,7 @@ use axum::routing::{get, patch, post};
 pub use error::ApiError;
 pub use extract::{AppBytes, AppJson, AppPath, AppQuery};
 
+use crate::fleet::Fleet;
 use crate::policy::desk::PolicyDesk;
 use crate::store::Store;
 
@@ -45,6 +47,8 @@ pub struct AppState {
     pub wake: Arc<tokio::sync::Notify>,
     /// Policy modules: the runtime, the dispatcher's policies and their registry.
     pub policies: Arc<PolicyDesk>,
+    /// Node agents: their settings, and the news their syncs wait for.
+    pub fleet: Arc<Fleet>,
 }
 
 impl AppState {
@@ -67,6 +71,8 @@ pub enum Access {
     GroupManager,
     /// Admins only.
     Admin,
+    /// A node agent, with its node token.
+    Node,
 }
 
 /// What a route's request body is.
@@ -101,7 +107,7 @@ const fn wasm(r: Route) -> Route {
     Route { body: Body::Wasm, ..r }
 }
 
-use Access::{Admin, GroupManager, OwnGroup, Public, SignedIn};
+use Access::{Admin, GroupManager, Node, OwnGroup, Public, SignedIn};
 
 /// Every route, with its access rule.
 pub const ROUTES: &[Route] = &[
@@ -127,6 +133,7 @@ pub const ROUTES: &[Route] = &[
         "A job's dispatch receipt: what ran where, when, by which policy and why",
     ),
     route("post", "/api/jobs/{id}/cancel", OwnGroup, "Cancel a job (members: their own)"),
+    route("get", "/api/jobs/{id}/log", SignedIn, "What the job's command printed, as its agents sent it"),
     route("get", "/api/projects", SignedIn, "Projects and their priority grants, with expiry warnings"),
     json(route(
         "post",
@@ -169,6 +176,9 @@ pub const ROUTES: &[Route] = &[
     json(route("post", "/api/nodes", Admin, "Add a node")),
     json(route("patch", "/api/nodes/{id}", Admin, "Move a node to a pool, or take it out of service")),
     route("get", "/api/pools", SignedIn, "Capacity per pool: surplus or tight"),
+    json(route("post", "/api/nodes/tokens", Admin, "Issue a node token for an agent (shown once)")),
+    json(route("post", "/api/agent/register", Node, "An agent registers its node and GPUs")),
+    json(route("post", "/api/agent/sync", Node, "An agent reports and is told what to start and stop")),
     route("get", "/api/events", SignedIn, "The event log, newest first"),
     route("get", "/api/archive", SignedIn, "Finished jobs by group, year and tag"),
     route("get", "/api/policies", SignedIn, "Policy versions per kind with their history"),
@@ -203,6 +213,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/jobs", get(jobs::list).post(jobs::submit))
         .route("/api/jobs/{id}", get(views::receipt))
         .route("/api/jobs/{id}/cancel", post(jobs::cancel))
+        .route("/api/jobs/{id}/log", get(agent::log))
         .route("/api/projects", get(projects::list).post(projects::create))
         .route("/api/projects/{id}/renew", post(projects::renew))
         .route("/api/templates", get(templates::list).post(templates::create))
@@ -220,6 +231,9 @@ pub fn app(state: AppState) -> Router {
         .route("/api/nodes", get(views::nodes).post(cluster::add_node))
         .route("/api/nodes/{id}", patch(cluster::edit_node))
         .route("/api/pools", get(cluster::pools))
+        .route("/api/nodes/tokens", post(agent::issue_token))
+        .route("/api/agent/register", post(agent::register))
+        .route("/api/agent/sync", post(agent::sync))
         .route("/api/events", get(records::events))
         .route("/api/archive", get(records::archive))
         .route("/api/policies", get(policies::list).merge(upload))

@@ -6,6 +6,7 @@ mod demo;
 pub mod jobs;
 mod policies;
 mod seed;
+mod tokens;
 pub mod usage;
 pub mod users;
 

@@ -72,6 +72,7 @@ impl TestApp {
             clock: Arc::new(move || c.load(Ordering::SeqCst)),
             wake: Arc::new(tokio::sync::Notify::new()),
             policies: Arc::new(PolicyDesk::new(None).expect("policy runtime")),
+            fleet: Arc::new(tidepool::fleet::Fleet::new(tidepool::fleet::FleetConfig::default())),
         };
         TestApp { state, clock }
     }

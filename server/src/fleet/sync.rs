@@ -1,0 +1,323 @@
+//! One sync: an agent's report becomes records (heartbeat, utilisation, finished
+//! segments, logs), what it runs is reconciled with what the records say it should run
+//! (V1), idle allocations get a notice and then are reclaimed (R2), and the answer says
+//! what to start and stop. With nothing to say, the answer waits (long poll) until the
+//! dispatcher decides something or `wait_s` passes.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::time::Duration;
+
+use sqlx::Row;
+
+use crate::fleet::finish::{Ending, OPEN_COLUMNS, Open, end_segment};
+use crate::fleet::protocol::{Assignment, Fence, Orders, Refusal, Report, Stop};
+use crate::fleet::{indices, now_ms};
+use crate::http::{ApiError, AppState};
+
+const MAX_ITEMS: usize = 1024;
+const MAX_LOG_CHUNK: usize = 64 * 1024;
+
+fn check(report: &Report) -> Result<(), ApiError> {
+    if report.gpus.len() > 64
+        || report.running.len() > MAX_ITEMS
+        || report.finished.len() > MAX_ITEMS
+        || report.logs.len() > MAX_ITEMS
+    {
+        return Err(ApiError::Unprocessable("a report lists at most 64 GPUs and 1024 of each item".into()));
+    }
+    if report.logs.iter().any(|l| l.text.len() > MAX_LOG_CHUNK) {
+        return Err(ApiError::Unprocessable("a log chunk is at most 64 KiB".into()));
+    }
+    Ok(())
+}
+
+async fn event(
+    tx: &mut sqlx::AnyConnection,
+    at: i64,
+    kind: &str,
+    job: i64,
+    node: &str,
+    message: String,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO events (at, kind, job_id, actor, policy, message, detail) VALUES ($1, $2, $3, $4, NULL, $5, '{}')",
+    )
+    .bind(at)
+    .bind(kind)
+    .bind(job)
+    .bind(format!("agent {node}"))
+    .bind(message)
+    .execute(tx)
+    .await?;
+    Ok(())
+}
+
+pub async fn sync(state: &AppState, node: &str, report: Report) -> Result<Orders, ApiError> {
+    check(&report)?;
+    let fleet = state.fleet.clone();
+    // Subscribed before reading, so a decision made meanwhile still wakes the wait.
+    let mut news = fleet.watch();
+    let row = sqlx::query(
+        "SELECT id, CAST(CASE WHEN agent THEN 1 ELSE 0 END AS BIGINT) FROM nodes WHERE name = $1",
+    )
+    .bind(node)
+    .fetch_optional(&state.store.pool)
+    .await?;
+    let node_id: i64 = match row {
+        Some(r) if r.try_get::<i64, _>(1)? == 1 => r.try_get(0)?,
+        _ => return Err(ApiError::Conflict(format!("node {node} has not registered: register first"))),
+    };
+    let now = state.now();
+    let config = &fleet.config;
+    let mut refused = Vec::new();
+    let mut reconcile_stops = Vec::new();
+    let mut changed = false;
+
+    let mut tx = state.store.pool.begin().await?;
+    let returned = sqlx::query(
+        "UPDATE nodes SET last_seen_at = $1, healthy = TRUE, lost_at = NULL WHERE id = $2 AND lost_at IS NOT NULL",
+    )
+    .bind(now)
+    .bind(node_id)
+    .execute(&mut *tx)
+    .await?;
+    if returned.rows_affected() == 0 {
+        sqlx::query("UPDATE nodes SET last_seen_at = $1 WHERE id = $2")
+            .bind(now)
+            .bind(node_id)
+            .execute(&mut *tx)
+            .await?;
+    } else {
+        changed = true;
+    }
+    for g in &report.gpus {
+        sqlx::query("UPDATE node_gpus SET util_pct = $1, memory_used_mb = $2, updated_at = $3 WHERE node_id = $4 AND idx = $5")
+            .bind(i64::from(g.util_pct.min(100)))
+            .bind(g.memory_used_mb.min(i64::MAX as u64) as i64)
+            .bind(now)
+            .bind(node_id)
+            .bind(i64::from(g.index))
+            .execute(&mut *tx)
+            .await?;
+    }
+    let sql = format!(
+        "SELECT {OPEN_COLUMNS} FROM allocations a JOIN jobs j ON j.id = a.job_id \
+         WHERE a.node_id = $1 AND a.ended_at IS NULL ORDER BY a.id"
+    );
+    let mut open: Vec<Open> = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(node_id)
+        .fetch_all(&mut *tx)
+        .await?
+        .iter()
+        .map(Open::read)
+        .collect::<Result<_, _>>()?;
+
+    // Finished segments; a retried report of one already recorded changes nothing.
+    for f in &report.finished {
+        match open.iter().position(|a| a.id == f.fence.allocation) {
+            Some(k) if open[k].epoch == f.fence.epoch => {
+                let a = open.remove(k);
+                end_segment(&mut tx, node, &a, Ending::Reported(f), now).await?;
+                changed = true;
+            }
+            Some(k) => refused.push(stale(f.fence, open[k].epoch)),
+            None => {
+                if let Some(r) = known(&mut tx, node_id, f.fence).await? {
+                    refused.push(r);
+                }
+            }
+        }
+    }
+    for l in &report.logs {
+        match known(&mut tx, node_id, l.fence).await? {
+            Some(r) => refused.push(r),
+            None => {
+                sqlx::query(
+                    "INSERT INTO job_logs (job_id, allocation_id, at, chunk) \
+                     SELECT job_id, id, $1, $2 FROM allocations WHERE id = $3",
+                )
+                .bind(now)
+                .bind(&l.text)
+                .bind(l.fence.allocation)
+                .execute(&mut *tx)
+                .await?;
+            }
+        }
+    }
+
+    // Reconciliation (V1): what the agent runs against what the records say it should.
+    let running: HashSet<i64> = report.running.iter().map(|r| r.allocation).collect();
+    for r in &report.running {
+        match open.iter().find(|a| a.id == r.allocation) {
+            Some(a) if a.epoch == r.epoch => {
+                if a.acked_at.is_none() {
+                    sqlx::query("UPDATE allocations SET acked_at = $1 WHERE id = $2")
+                        .bind(now)
+                        .bind(a.id)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+            }
+            _ => {
+                let reason = "not yours: the records hold no such running assignment".to_string();
+                reconcile_stops.push(Stop { fence: *r, reason, grace_s: config.grace_s });
+            }
+        }
+    }
+    let missing: Vec<Open> =
+        open.iter().filter(|a| a.acked_at.is_some() && !running.contains(&a.id)).cloned().collect();
+    for a in &missing {
+        end_segment(&mut tx, node, a, Ending::Missing, now).await?;
+        changed = true;
+    }
+    open.retain(|a| !missing.iter().any(|m| m.id == a.id));
+
+    // Idle reclaim (R2): all of an allocation's GPUs below the threshold for a while.
+    let util: HashMap<u8, i64> = report.gpus.iter().map(|g| (g.index, i64::from(g.util_pct))).collect();
+    for a in open.iter().filter(|a| a.acked_at.is_some() && a.stop_reason.is_none()) {
+        let gpus = indices(a.gpu_mask);
+        let idle = !util.is_empty()
+            && gpus.iter().all(|i| util.get(i).is_some_and(|u| *u < config.idle_threshold_pct));
+        changed |= idle_step(&mut tx, node, a, idle, now, config).await?;
+    }
+    tx.commit().await?;
+    if changed {
+        state.wake.notify_one();
+        fleet.bump();
+    }
+
+    let mut orders = orders(state, node_id).await?;
+    let waited = report.wait_s.min(config.wait_max_s);
+    if orders.start.is_empty()
+        && orders.stop.is_empty()
+        && reconcile_stops.is_empty()
+        && waited > 0
+        && !changed
+    {
+        let _ = tokio::time::timeout(Duration::from_secs(waited), news.changed()).await;
+        orders = self::orders(state, node_id).await?;
+    }
+    orders.stop.extend(reconcile_stops);
+    orders.refused = refused;
+    Ok(orders)
+}
+
+fn stale(fence: Fence, current: i64) -> Refusal {
+    Refusal {
+        allocation: fence.allocation,
+        reason: format!("stale fencing token: epoch {} for an assignment of epoch {current}", fence.epoch),
+    }
+}
+
+/// `None` if `fence` names an allocation of this node with this epoch (open or ended:
+/// a retry is fine); otherwise why it is refused.
+async fn known(
+    tx: &mut sqlx::AnyConnection,
+    node_id: i64,
+    fence: Fence,
+) -> Result<Option<Refusal>, sqlx::Error> {
+    let row = sqlx::query("SELECT node_id, epoch FROM allocations WHERE id = $1")
+        .bind(fence.allocation)
+        .fetch_optional(&mut *tx)
+        .await?;
+    Ok(match row {
+        Some(r) if r.try_get::<i64, _>(0)? == node_id => {
+            let epoch: i64 = r.try_get(1)?;
+            (epoch != fence.epoch).then(|| stale(fence, epoch))
+        }
+        _ => Some(Refusal { allocation: fence.allocation, reason: "no such assignment on this node".into() }),
+    })
+}
+
+/// One step of an allocation's idle clock; true when it asked for the allocation's stop.
+async fn idle_step(
+    tx: &mut sqlx::AnyConnection,
+    node: &str,
+    a: &Open,
+    idle: bool,
+    now: i64,
+    config: &crate::fleet::FleetConfig,
+) -> Result<bool, sqlx::Error> {
+    let set = |sql: &'static str| sqlx::query(sql).bind(now).bind(a.id);
+    match (idle, a.idle_since, a.idle_notice_at) {
+        (false, None, _) => {}
+        (false, Some(_), _) => {
+            sqlx::query("UPDATE allocations SET idle_since = NULL, idle_notice_at = NULL WHERE id = $1")
+                .bind(a.id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        (true, None, _) => {
+            set("UPDATE allocations SET idle_since = $1 WHERE id = $2").execute(&mut *tx).await?;
+        }
+        (true, Some(since), None) if now - since >= config.idle_after_s => {
+            set("UPDATE allocations SET idle_notice_at = $1 WHERE id = $2").execute(&mut *tx).await?;
+            let message = format!(
+                "job {} has left its {} GPUs on {node} idle since {since}: they are reclaimed in {} s unless it resumes work",
+                a.job,
+                a.gpus(),
+                config.idle_notice_s
+            );
+            event(tx, now, "idle-notice", a.job, node, message).await?;
+        }
+        (true, Some(since), Some(notice)) if now - notice >= config.idle_notice_s => {
+            sqlx::query(
+                "UPDATE allocations SET stop_reason = 'idle', stop_requested_at = $1, stop_requested_ms = $2 WHERE id = $3",
+            )
+            .bind(now)
+            .bind(now_ms())
+            .bind(a.id)
+            .execute(&mut *tx)
+            .await?;
+            let message = format!(
+                "job {} reclaimed: it held {} GPUs on {node} for {} s, idle for the last {} s (R2, R3)",
+                a.job,
+                a.gpus(),
+                now - a.started_at,
+                now - since
+            );
+            event(tx, now, "idle-reclaim", a.job, node, message).await?;
+            return Ok(true);
+        }
+        _ => {}
+    }
+    Ok(false)
+}
+
+/// What this node should start (assigned, not yet running) and stop (asked to stop).
+pub async fn orders(state: &AppState, node_id: i64) -> Result<Orders, ApiError> {
+    let rows = sqlx::query(
+        "SELECT a.id, a.epoch, a.job_id, a.gpu_mask, a.stop_reason, a.stop_requested_at, a.acked_at, j.name, \
+         j.command, j.time_limit_s, j.segments, t.env FROM allocations a JOIN jobs j ON j.id = a.job_id \
+         LEFT JOIN templates t ON t.id = j.template_id WHERE a.node_id = $1 AND a.ended_at IS NULL ORDER BY a.id",
+    )
+    .bind(node_id)
+    .fetch_all(&state.store.pool)
+    .await?;
+    let mut orders = Orders::default();
+    for r in rows {
+        let fence = Fence { allocation: r.try_get(0)?, epoch: r.try_get(1)? };
+        let job: i64 = r.try_get(2)?;
+        if r.try_get::<Option<i64>, _>(5)?.is_some() {
+            let reason = r.try_get::<Option<String>, _>(4)?.unwrap_or_default();
+            orders.stop.push(Stop { fence, reason, grace_s: state.fleet.config.grace_s });
+        } else if r.try_get::<Option<i64>, _>(6)?.is_none() {
+            let env: BTreeMap<String, String> = r
+                .try_get::<Option<String>, _>(11)?
+                .and_then(|e| serde_json::from_str(&e).ok())
+                .unwrap_or_default();
+            orders.start.push(Assignment {
+                fence,
+                job,
+                name: r.try_get(7)?,
+                command: r.try_get(8)?,
+                gpus: indices(r.try_get::<i64, _>(3)? as u64),
+                time_limit_s: r.try_get::<Option<i64>, _>(9)?.map(|t| t.max(1) as u64),
+                resume: r.try_get::<i64, _>(10)? > 1,
+                checkpoint: format!("job-{job}"),
+                env,
+            });
+        }
+    }
+    Ok(orders)
+}
