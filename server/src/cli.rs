@@ -27,6 +27,12 @@ pub enum Command {
     Admin(AdminArgs),
     /// Run a node's jobs for the server: register its GPUs, start and stop what it is told.
     Agent(AgentArgs),
+    /// Runs one job's command for the agent (internal).
+    #[command(hide = true)]
+    AgentShim {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<String>,
+    },
     /// Replay a job trace through the dispatcher on a virtual clock.
     Simulate(SimulateArgs),
     /// Build, check and test policy modules.
@@ -61,6 +67,9 @@ pub struct ServeArgs {
     /// Who decides: the built-in policies, or the default modules in the sandbox.
     #[arg(long, value_enum, default_value_t = PolicyEngine::Native)]
     pub policies: PolicyEngine,
+    /// Seconds a job runs before it may be preempted (protects fresh jobs from churn).
+    #[arg(long, default_value_t = tidepool_core::CycleConfig::default().min_runtime_s)]
+    pub min_runtime_s: u64,
     /// Seconds a stopped job gets between SIGTERM and SIGKILL, to checkpoint.
     #[arg(long, default_value_t = 30)]
     pub grace_s: u64,

@@ -10,6 +10,10 @@ fn main() -> ExitCode {
         Command::Admin(args) => tidepool::admin::run(args).map(|out| (out, true)),
         Command::Serve(args) => tidepool::serve::run(args).map(|out| (out, true)),
         Command::Agent(args) => tidepool::agent::run(args).map(|out| (out, true)),
+        Command::AgentShim { command } => {
+            let skip = usize::from(command.first().is_some_and(|c| c == "--"));
+            return ExitCode::from(tidepool::agent::shim::run(&command[skip..]).clamp(0, 255) as u8);
+        }
         Command::Simulate(args) => tidepool::simulate::run(args).map(|out| (out, true)),
         Command::Policy { what } => tidepool::policy_cmd::run(what),
         Command::Bench { what: BenchCommand::Api(args) } => {

@@ -111,6 +111,7 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
     let lease = Lease { holder, ttl_s: 3 * args.dispatch_interval_s.max(1) as i64 };
     let mut dispatcher = Dispatcher::with_modules(store, desk.policies.clone(), lease);
     dispatcher.fleet = Some(fleet);
+    dispatcher.config.min_runtime_s = args.min_runtime_s;
     tokio::spawn(dispatch_loop(dispatcher, wake, Duration::from_secs(args.dispatch_interval_s.max(1))));
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await

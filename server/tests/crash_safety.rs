@@ -2,84 +2,16 @@
 //! it on the same records: every job that got a 2xx is there, and no GPU is held twice.
 //! MISSION A1, D2, R1.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+mod common;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// One HTTP/1.1 request on a fresh connection: (status, body).
-fn http(
-    addr: &str,
-    method: &str,
-    path: &str,
-    token: Option<&str>,
-    body: Option<&str>,
-) -> std::io::Result<(u16, String)> {
-    let mut s = TcpStream::connect(addr)?;
-    s.set_read_timeout(Some(Duration::from_secs(10)))?;
-    let body = body.unwrap_or("");
-    let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: tidepool\r\nConnection: close\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )?;
-    let mut raw = String::new();
-    s.read_to_string(&mut raw)?;
-    let status = raw.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
-    let body = raw.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
-    Ok((status, body))
-}
+use common::live::{free_port, http, login, serve};
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-/// The server process, killed when dropped (also when a test assertion fails).
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts `tidepool serve` on `dir`'s SQLite file, or on `database` when given.
-fn start(dir: &str, addr: &str, database: Option<&str>) -> Server {
-    let mut args = vec!["serve", "--data-dir", dir, "--listen", addr, "--dispatch-interval-s", "1"];
-    if let Some(url) = database {
-        args.extend(["--database-url", url]);
-    }
-    let child = Command::new(env!("CARGO_BIN_EXE_tidepool"))
-        .args(args)
-        .env("TIDEPOOL_ADMIN_PASSWORD", "admin-pw")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("server starts");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while http(addr, "GET", "/api/openapi.json", None, None).map(|r| r.0).ok() != Some(200) {
-        assert!(Instant::now() < deadline, "the server did not come up");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Server(child)
-}
-
-fn login(addr: &str) -> String {
-    let (status, body) = http(
-        addr,
-        "POST",
-        "/api/auth/login",
-        None,
-        Some(r#"{"username":"vision-dev","password":"demo-password"}"#),
-    )
-    .expect("login");
-    assert_eq!(status, 200, "{body}");
-    let v: serde_json::Value = serde_json::from_str(&body).expect("json");
-    v["access_token"].as_str().expect("token").to_string()
+fn start(dir: &str, addr: &str, database: Option<&str>) -> common::live::Proc {
+    serve(dir, addr, database, &[])
 }
 
 /// A fresh database on the PostgreSQL server the test command started, if it did.
@@ -112,7 +44,7 @@ fn crash_and_restart(engine: &str, database: Option<&str>) {
     let dir = dir.to_str().unwrap().to_string();
     let addr = format!("127.0.0.1:{}", free_port());
     let mut server = start(&dir, &addr, database);
-    let token = login(&addr);
+    let token = login(&addr, "vision-dev", "demo-password");
     // The token secret the server made is readable by its user only.
     let mode = std::os::unix::fs::PermissionsExt::mode(
         &std::fs::metadata(format!("{dir}/secret")).unwrap().permissions(),
@@ -150,7 +82,7 @@ fn crash_and_restart(engine: &str, database: Option<&str>) {
     assert!(acknowledged.len() > 20, "{engine}: the burst got going: {}", acknowledged.len());
 
     let server = start(&dir, &addr, database);
-    let token = login(&addr);
+    let token = login(&addr, "vision-dev", "demo-password");
     std::thread::sleep(Duration::from_millis(2500)); // a cycle or two after the restart
     // Each acknowledged job, by its receipt (the list shows only the newest thousand).
     let lost: Vec<i64> = acknowledged

@@ -9,6 +9,7 @@
 mod client;
 mod gpus;
 mod procs;
+pub mod shim;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

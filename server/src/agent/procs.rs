@@ -61,9 +61,10 @@ impl Proc {
         let out = std::fs::File::create(&log_file).map_err(|e| format!("{}: {e}", log_file.display()))?;
         let err = out.try_clone().map_err(|e| e.to_string())?;
         let visible: Vec<String> = a.gpus.iter().map(u8::to_string).collect();
-        let mut command = tokio::process::Command::new("/bin/sh");
+        let shim = std::env::current_exe().map_err(|e| format!("cannot find the agent's binary: {e}"))?;
+        let mut command = tokio::process::Command::new(shim);
         command
-            .arg("-c")
+            .args(["agent-shim", "--", "/bin/sh", "-c"])
             .arg(&a.command)
             .envs(&a.env)
             .env("CUDA_VISIBLE_DEVICES", visible.join(","))

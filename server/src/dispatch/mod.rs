@@ -12,7 +12,7 @@ pub use lease::Lease;
 
 use std::sync::Arc;
 
-use tidepool_core::{Policies, plan};
+use tidepool_core::{CycleConfig, Policies, plan};
 
 use crate::fleet::Fleet;
 use crate::policy::{PolicyEvent, WasmPolicies};
@@ -56,6 +56,8 @@ pub struct Dispatcher {
     last_shadow: std::sync::Mutex<Vec<PolicyEvent>>,
     /// Node agents: lost nodes are swept each cycle, and agents hear of new decisions.
     pub fleet: Option<Arc<Fleet>>,
+    /// Backfill, time limits and the minimum runtime the cycle plans with.
+    pub config: CycleConfig,
 }
 
 impl Dispatcher {
@@ -67,13 +69,22 @@ impl Dispatcher {
             policy_events: None,
             last_shadow: Default::default(),
             fleet: None,
+            config: CycleConfig::default(),
         }
     }
 
     /// Dispatches with modules: their events are stored with each cycle.
     pub fn with_modules(store: Store, policies: Arc<WasmPolicies>, lease: Lease) -> Dispatcher {
         let policy_events = Some(policies.clone());
-        Dispatcher { store, policies, lease, policy_events, last_shadow: Default::default(), fleet: None }
+        Dispatcher {
+            store,
+            policies,
+            lease,
+            policy_events,
+            last_shadow: Default::default(),
+            fleet: None,
+            config: CycleConfig::default(),
+        }
     }
 
     /// Runs one cycle at `now` if this instance holds (or can take) the lease.
@@ -89,7 +100,8 @@ impl Dispatcher {
         if let Some(fleet) = &self.fleet {
             crate::fleet::sweep::lost_nodes(&self.store, &fleet.config, now).await?;
         }
-        let (snap, ids) = load::snapshot(&self.store, now).await?;
+        let (mut snap, ids) = load::snapshot(&self.store, now).await?;
+        snap.config = self.config.clone();
         let policies = self.policies.clone();
         // Planning is CPU work: keep it off the async workers.
         let (snap, p) = tokio::task::spawn_blocking(move || {

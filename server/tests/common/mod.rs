@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use serde_json::Value;
 
 pub mod api;
+pub mod live;
 pub mod policies;
 
 /// The shared traces folder: `TIDEPOOL_TRACES`, else `shared/traces` beside the checkout.
