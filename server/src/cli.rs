@@ -212,6 +212,25 @@ pub enum BenchCommand {
     Cycle(BenchCycleArgs),
     /// Submit jobs through the API and let the dispatcher place them all.
     Api(BenchApiArgs),
+    /// Many simulated agents syncing against one server: latency and the server's CPU.
+    Agents(BenchAgentsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BenchAgentsArgs {
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=20_000))]
+    pub agents: u32,
+    /// Seconds to measure, after every agent has registered.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub seconds: u64,
+    /// Seconds between one agent's syncs.
+    #[arg(long, default_value_t = 1.0)]
+    pub interval_s: f64,
+    /// `sqlite:FILE` or `postgres://…`; default: a SQLite file in a fresh folder.
+    #[arg(long)]
+    pub database_url: Option<String>,
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
 }
 
 #[derive(Debug, clap::Args)]

@@ -7,6 +7,8 @@ pub mod admin;
 pub mod agent;
 /// `tidepool bench`: timing the dispatch cycle.
 pub mod bench;
+/// `tidepool bench agents`: many agents syncing against one server.
+pub mod bench_agents;
 /// `tidepool bench api`: the record path's speed, submit to placed.
 pub mod bench_api;
 /// Civil dates in UTC: archive years, budget months.

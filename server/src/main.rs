@@ -19,6 +19,9 @@ fn main() -> ExitCode {
         Command::Bench { what: BenchCommand::Api(args) } => {
             tidepool::bench_api::run(args).map(|out| (out, true))
         }
+        Command::Bench { what: BenchCommand::Agents(args) } => {
+            tidepool::bench_agents::run(args).map(|out| (out, true))
+        }
         Command::Bench { what: BenchCommand::Cycle(args) } => {
             tidepool::bench::cycle(args).map(|out| (out, true))
         }

@@ -6,7 +6,7 @@
 //! folder: after a restart it kills what it had left running and says so, so nothing
 //! runs twice.
 
-mod client;
+pub mod client;
 mod gpus;
 mod procs;
 pub mod shim;
