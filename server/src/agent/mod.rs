@@ -46,6 +46,8 @@ struct Agent<'a> {
     procs: BTreeMap<i64, Proc>,
     /// Ends not yet acknowledged by a sync.
     finished: Vec<Finished>,
+    /// The server's grace period, for time limits.
+    grace: Duration,
 }
 
 fn state_file(dir: &Path) -> PathBuf {
@@ -54,7 +56,14 @@ fn state_file(dir: &Path) -> PathBuf {
 
 impl<'a> Agent<'a> {
     fn new(args: &'a AgentArgs, gpus: Gpus, client: Client) -> Agent<'a> {
-        Agent { args, gpus, client, procs: BTreeMap::new(), finished: Vec::new() }
+        Agent {
+            args,
+            gpus,
+            client,
+            procs: BTreeMap::new(),
+            finished: Vec::new(),
+            grace: Duration::from_secs(30),
+        }
     }
 
     /// Kills what a previous run of this agent left running, to report it abandoned.
@@ -106,6 +115,7 @@ impl<'a> Agent<'a> {
     async fn run(mut self) -> Result<String, String> {
         self.clean_up_leftovers();
         let me = self.register().await;
+        self.grace = Duration::from_secs(me.grace_s);
         println!("agent: node {} registered (id {})", me.name, me.node_id);
         loop {
             self.poll_procs();
@@ -142,7 +152,8 @@ impl<'a> Agent<'a> {
 
     /// Polls every process; true if one ended.
     fn poll_procs(&mut self) -> bool {
-        let ended: Vec<Finished> = self.procs.values_mut().filter_map(Proc::poll).collect();
+        let grace = self.grace;
+        let ended: Vec<Finished> = self.procs.values_mut().filter_map(|p| p.poll(grace)).collect();
         for f in &ended {
             if let Some(p) = self.procs.remove(&f.fence.allocation) {
                 let _ = std::fs::remove_file(&p.util_file);

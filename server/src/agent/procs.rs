@@ -105,8 +105,9 @@ impl Proc {
     }
 
     /// Checks the process: its end if it has ended (the whole group is killed then, so
-    /// nothing it started lingers); enforces the time limit and the grace period.
-    pub fn poll(&mut self) -> Option<Finished> {
+    /// nothing it started lingers); enforces the time limit (with `grace` to checkpoint)
+    /// and the grace period of a stop.
+    pub fn poll(&mut self, grace: Duration) -> Option<Finished> {
         if let Ok(Some(status)) = self.child.try_wait() {
             signal_group(self.pgid, libc::SIGKILL);
             let (outcome, grace_used_ms) = match self.stopping {
@@ -116,7 +117,7 @@ impl Proc {
             return Some(Finished { fence: self.fence, outcome, exit_code: status.code(), grace_used_ms });
         }
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
-            self.stop(Outcome::TimedOut, Duration::from_secs(10));
+            self.stop(Outcome::TimedOut, grace);
         }
         if let Some((at, _, grace)) = self.stopping
             && at.elapsed() >= grace
