@@ -78,6 +78,7 @@ async fn bench(args: &BenchApiArgs) -> Result<String, String> {
         wake: Arc::new(tokio::sync::Notify::new()),
         policies: Arc::new(crate::policy::desk::PolicyDesk::new(None)?),
         fleet: Arc::new(crate::fleet::Fleet::new(crate::fleet::FleetConfig::default())),
+        web_dir: crate::http::web::default_dir(),
     };
     let me = store.authenticate(&user, "bench-pw").await.map_err(err)?.ok_or("bench user")?;
     let token = auth::issue(&state.keys, &me, "access", now).map_err(|e| e.to_string())?;

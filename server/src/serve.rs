@@ -104,6 +104,7 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         wake: wake.clone(),
         policies: desk.clone(),
         fleet: fleet.clone(),
+        web_dir: crate::http::web::default_dir(),
     };
     let holder =
         format!("{}-{}", std::env::var("HOSTNAME").unwrap_or_else(|_| "tidepool".into()), std::process::id());

@@ -19,6 +19,7 @@ mod rows;
 pub mod scope;
 mod templates;
 mod views;
+pub mod web;
 
 use std::sync::Arc;
 
@@ -49,6 +50,8 @@ pub struct AppState {
     pub policies: Arc<PolicyDesk>,
     /// Node agents: their settings, and the news their syncs wait for.
     pub fleet: Arc<Fleet>,
+    /// The built web app's folder.
+    pub web_dir: std::path::PathBuf,
 }
 
 impl AppState {
@@ -200,6 +203,14 @@ pub const ROUTES: &[Route] = &[
     )),
 ];
 
+/// Paths that are not API routes: the web app (unknown `/api/…` paths are 404s).
+async fn web_fallback(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    request: axum::extract::Request,
+) -> axum::response::Response {
+    web::serve(state.web_dir.clone(), request).await
+}
+
 /// The whole API.
 pub fn app(state: AppState) -> Router {
     let upload = post(policies::upload).layer(DefaultBodyLimit::max(policies::MAX_MODULE_BYTES));
@@ -242,7 +253,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/policies/{sha256}/canary", post(policies::canary))
         .route("/api/policies/{sha256}/promote", post(policies::promote))
         .route("/api/policies/{sha256}/approve", post(policies::approve))
-        .fallback(|| async { ApiError::NotFound("no such route".into()) })
+        .fallback(web_fallback)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)
 }

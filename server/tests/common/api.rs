@@ -73,6 +73,7 @@ impl TestApp {
             wake: Arc::new(tokio::sync::Notify::new()),
             policies: Arc::new(PolicyDesk::new(None).expect("policy runtime")),
             fleet: Arc::new(tidepool::fleet::Fleet::new(tidepool::fleet::FleetConfig::default())),
+            web_dir: tidepool::http::web::default_dir(),
         };
         TestApp { state, clock }
     }
