@@ -2,7 +2,7 @@
 # Runs Tidepool's whole test suite on a fresh clone: checks formatting and lints, then
 # every test (unit, simulator acceptance on the Philly trace, command line, the policy
 # sandbox with real compiled modules, the API on SQLite and on a PostgreSQL server it
-# starts itself).
+# starts itself, agents running real processes, and the web app in headless Chromium).
 # Installs nothing by hand: everything it needs is fetched or built here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,11 +23,16 @@ rustup component add rustfmt clippy >/dev/null 2>&1 || true
 echo "== policy modules"
 tests/build-policies.sh
 export TIDEPOOL_POLICY_DIR="$CARGO_TARGET_DIR/policies"
+echo "== web app"
+frontend/build.sh
+export TIDEPOOL_WEB_DIR="$CARGO_TARGET_DIR/web"
 
 echo "== format"
 cargo fmt --all -- --check
+cargo fmt --manifest-path frontend/Cargo.toml -- --check
 echo "== lints"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy --manifest-path frontend/Cargo.toml --target wasm32-unknown-unknown --locked -- -D warnings
 echo "== PostgreSQL for the API tests"
 # A server that does not start (the port is taken, initdb fails) stops the run here
 # rather than letting the API tests pass on SQLite alone.
@@ -37,4 +42,12 @@ trap 'tests/postgres.sh stop "$TIDEPOOL_PGDIR"' EXIT
 
 echo "== tests"
 cargo test --workspace --locked
+
+echo "== the web app in a browser"
+if ! command -v chromium >/dev/null || ! command -v node >/dev/null; then
+  (apt-get update -qq && apt-get install -y -qq chromium nodejs npm >/dev/null) >&2
+fi
+(cd tests/web && npm ci --silent --no-audit --no-fund)
+cargo build --locked -p tidepool
+TIDEPOOL_BIN="$CARGO_TARGET_DIR/debug/tidepool" node tests/web/e2e.mjs
 echo "== all tests passed"

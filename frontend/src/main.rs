@@ -1,0 +1,167 @@
+//! Tidepool's web app: sign in, then the pages a role may use (MISSION Q6). Admins,
+//! managers and members see the same records (V3); the buttons each sees are the actions
+//! the API allows them, and the API refuses the rest anyway.
+
+mod api;
+mod cluster;
+mod loans;
+mod policies;
+mod queue;
+mod records;
+mod templates;
+mod ui;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde_json::json;
+
+use api::Session;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Page {
+    Cluster,
+    Queue,
+    Templates,
+    Loans,
+    Quotas,
+    Policies,
+    Records,
+    Reports,
+}
+
+impl Page {
+    const ALL: [Page; 8] = [
+        Page::Cluster,
+        Page::Queue,
+        Page::Templates,
+        Page::Loans,
+        Page::Quotas,
+        Page::Policies,
+        Page::Records,
+        Page::Reports,
+    ];
+
+    fn title(self) -> &'static str {
+        match self {
+            Page::Cluster => "Cluster",
+            Page::Queue => "Queue",
+            Page::Templates => "Templates",
+            Page::Loans => "Borrowing",
+            Page::Quotas => "Quotas",
+            Page::Policies => "Policies",
+            Page::Records => "Records",
+            Page::Reports => "Reports",
+        }
+    }
+
+    /// Pages by role: policies for admins, reports for managers and admins.
+    fn for_role(self, role: &str) -> bool {
+        match self {
+            Page::Policies => role == "admin",
+            Page::Reports => role != "member",
+            _ => true,
+        }
+    }
+}
+
+fn main() {
+    leptos::mount::mount_to_body(App);
+}
+
+#[component]
+fn App() -> impl IntoView {
+    let session = Session::new();
+    api::install(session);
+    provide_context(session);
+    // A stored token: find out who it belongs to (or that it expired).
+    if session.token.get_untracked().is_some() {
+        spawn_local(async move {
+            match api::get("/api/me").await {
+                Ok(me) => session.me.set(api::me_of(&me)),
+                Err(_) => session.sign_out(),
+            }
+        });
+    }
+    let page = RwSignal::new(Page::Cluster);
+    view! {
+        <Show when=move || session.me.get().is_some() fallback=move || view! { <Login/> }>
+            <header>
+                <h1>"Tidepool"</h1>
+                <nav>
+                    {move || {
+                        let role = session.role();
+                        Page::ALL
+                            .into_iter()
+                            .filter(|p| p.for_role(&role))
+                            .map(|p| {
+                                view! {
+                                    <button
+                                        class:on=move || page.get() == p
+                                        data-page=p.title()
+                                        on:click=move |_| page.set(p)
+                                    >
+                                        {p.title()}
+                                    </button>
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </nav>
+                <span class="who">
+                    {move || session.me.get().map(|m| format!("{} ({})", m.username, m.role))}
+                    " "
+                    <button on:click=move |_| session.sign_out()>"Sign out"</button>
+                </span>
+            </header>
+            <main>
+                {move || match page.get() {
+                    Page::Cluster => cluster::ClusterPage().into_any(),
+                    Page::Queue => queue::QueuePage().into_any(),
+                    Page::Templates => templates::TemplatesPage().into_any(),
+                    Page::Loans => loans::LoansPage().into_any(),
+                    Page::Quotas => cluster::QuotasPage().into_any(),
+                    Page::Policies => policies::PoliciesPage().into_any(),
+                    Page::Records => records::RecordsPage().into_any(),
+                    Page::Reports => records::ReportsPage().into_any(),
+                }}
+            </main>
+            <Show when=move || session.expired.get()>
+                <div class="overlay">
+                    <div class="card">
+                        <p>"Your session has expired. Sign in again; what you typed is kept."</p>
+                        <Login/>
+                    </div>
+                </div>
+            </Show>
+        </Show>
+    }
+}
+
+#[component]
+fn Login() -> impl IntoView {
+    let session = api::session();
+    let username = RwSignal::new(session.me.get_untracked().map(|m| m.username).unwrap_or_default());
+    let password = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<String>);
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let body = json!({ "username": username.get(), "password": password.get() });
+        spawn_local(async move {
+            match api::send("POST", "/api/auth/login", body).await {
+                Ok(tokens) => session.sign_in(&tokens),
+                Err(e) => error.set(Some(e)),
+            }
+        });
+    };
+    view! {
+        <div class="card" id="login">
+            <h2>"Sign in to Tidepool"</h2>
+            <form on:submit=submit>
+                <input name="username" placeholder="username" bind:value=username/>
+                <input name="password" type="password" placeholder="password" bind:value=password/>
+                <button class="primary" type="submit">"Sign in"</button>
+            </form>
+            <p class="error">{move || error.get()}</p>
+        </div>
+    }
+}

@@ -1,0 +1,95 @@
+//! Records (A1, A2, D2): the event log, and the archive searched by group × year × tag.
+//! Reports (managers): the page, whose figures arrive with the reports work.
+
+use leptos::prelude::*;
+
+use crate::ui::{load, rows, show, text, when};
+
+#[component]
+pub fn RecordsPage() -> impl IntoView {
+    let refresh = RwSignal::new(0);
+    let kind = RwSignal::new(String::new());
+    let (group, year, tag) =
+        (RwSignal::new(String::new()), RwSignal::new(String::new()), RwSignal::new(String::new()));
+    let query = RwSignal::new(String::new());
+    let events = load(
+        move || {
+            let k = kind.get();
+            if k.trim().is_empty() {
+                "/api/events?limit=100".into()
+            } else {
+                format!("/api/events?limit=100&kind={}", k.trim())
+            }
+        },
+        refresh,
+        None,
+    );
+    let archive = load(move || format!("/api/archive?limit=100{}", query.get()), refresh, None);
+    let search = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let mut q = String::new();
+        for (key, v) in [("group", group.get()), ("year", year.get()), ("tag", tag.get())] {
+            if !v.trim().is_empty() {
+                q.push_str(&format!("&{key}={}", js_sys::encode_uri_component(v.trim())));
+            }
+        }
+        query.set(q);
+    };
+    view! {
+        <section>
+            <h2>"Archive"</h2>
+            <form class="row" on:submit=search>
+                <input placeholder="group" bind:value=group/>
+                <input placeholder="year" size="6" bind:value=year/>
+                <input placeholder="tag" bind:value=tag/>
+                <button class="primary" type="submit">"Search"</button>
+            </form>
+            {show(archive, |v| {
+                let jobs = rows(v, "jobs");
+                if jobs.is_empty() {
+                    return view! { <p class="empty">"Nothing archived matches."</p> }.into_any();
+                }
+                view! {
+                    <table id="archive">
+                        <tr><th>"job"</th><th>"group"</th><th>"state"</th><th>"submitted"</th><th>"GPU-h"</th><th>"tags"</th></tr>
+                        {jobs.into_iter().map(|j| view! {
+                            <tr>
+                                <td>{format!("{} {}", text(&j["id"]), text(&j["name"]))}</td><td>{text(&j["group"])}</td>
+                                <td>{text(&j["state"])}</td><td>{when(&j["submitted_at"])}</td>
+                                <td>{format!("{:.1}", j["gpu_s"].as_f64().unwrap_or(0.0) / 3600.0)}</td>
+                                <td>{j["tags"].as_array().map(|t| t.iter().map(text).collect::<Vec<_>>().join(", ")).unwrap_or_default()}</td>
+                            </tr>
+                        }).collect_view()}
+                    </table>
+                }.into_any()
+            })}
+        </section>
+        <section>
+            <h2>"Event log"</h2>
+            <div class="row"><input placeholder="kind (placed, loan-active, …)" bind:value=kind/></div>
+            {show(events, |v| {
+                let list = rows(v, "events");
+                if list.is_empty() {
+                    return view! { <p class="empty">"No events."</p> }.into_any();
+                }
+                view! {
+                    <table id="events">
+                        {list.into_iter().map(|e| view! {
+                            <tr><td>{when(&e["at"])}</td><td>{text(&e["kind"])}</td><td>{text(&e["actor"])}</td><td>{text(&e["message"])}</td></tr>
+                        }).collect_view()}
+                    </table>
+                }.into_any()
+            })}
+        </section>
+    }
+}
+
+#[component]
+pub fn ReportsPage() -> impl IntoView {
+    view! {
+        <section id="reports">
+            <h2>"Weekly reports"</h2>
+            <p class="empty">"Weekly cost statements and the busy/idle curves arrive with the reports work; the quotas page shows this month's use now."</p>
+        </section>
+    }
+}

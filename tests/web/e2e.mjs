@@ -1,0 +1,157 @@
+// The web app in a real browser (the machine's Chromium, headless), against a real
+// `tidepool serve` on loopback with its demo organisation. Each flow checks what a person
+// sees and, where a role must not act, that the API refuses it too. MISSION Q6, T1, B1,
+// B2, O1, V1.
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import net from 'node:net';
+
+const bin = process.env.TIDEPOOL_BIN;
+const policyDir = process.env.TIDEPOOL_POLICY_DIR;
+assert.ok(bin && policyDir, 'set TIDEPOOL_BIN and TIDEPOOL_POLICY_DIR (tests/run.sh does)');
+
+const port = await new Promise((resolve) => {
+  const s = net.createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
+});
+const base = `http://127.0.0.1:${port}`;
+const dir = mkdtempSync(join(tmpdir(), 'tidepool-web-'));
+const server = spawn(bin, ['serve', '--data-dir', dir, '--listen', `127.0.0.1:${port}`,
+  '--dispatch-interval-s', '1', '--min-runtime-s', '0'],
+  { env: { ...process.env, TIDEPOOL_ADMIN_PASSWORD: 'admin-pw' }, stdio: 'ignore' });
+let browser;
+const stop = () => { server.kill('SIGKILL'); rmSync(dir, { recursive: true, force: true }); };
+process.on('exit', stop);
+
+async function until(what, check, ms = 30000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await check().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`waited ${ms} ms for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function api(method, path, token, body) {
+  const r = await fetch(base + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: r.status, body: await r.json().catch(() => null) };
+}
+const token = async (username, password) => (await api('POST', '/api/auth/login', null, { username, password })).body.access_token;
+
+async function signIn(username, password) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.log(`page error (${username}): ${e.message}`));
+  await page.goto(base + '/');
+  await page.fill('input[name=username]', username);
+  await page.fill('input[name=password]', password);
+  await page.click('#login button[type=submit]');
+  await page.waitForSelector('header nav button');
+  return page;
+}
+const go = (page, title) => page.click(`nav button[data-page="${title}"]`);
+const pages = async (page) => page.$$eval('nav button', (bs) => bs.map((b) => b.textContent));
+
+let failed = 0;
+async function flow(name, body) {
+  try { await body(); console.log(`ok - ${name}`); } catch (e) { failed += 1; console.log(`not ok - ${name}\n  ${e.stack}`); }
+}
+
+try {
+  await until('the server', async () => (await fetch(base + '/api/openapi.json')).ok, 60000);
+  const admin = await token('admin', 'admin-pw');
+  assert.equal((await api('POST', '/api/users', admin, { username: 'admin2', password: 'admin2-pw', role: 'admin' })).status, 201);
+  browser = await chromium.launch({
+    executablePath: process.env.TIDEPOOL_CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
+  });
+
+  await flow('each role signs in and sees its pages', async () => {
+    const a = await signIn('admin', 'admin-pw');
+    assert.ok((await pages(a)).includes('Policies') && (await pages(a)).includes('Reports'));
+    const m = await signIn('vision-lead', 'demo-password');
+    assert.ok((await pages(m)).includes('Reports') && !(await pages(m)).includes('Policies'));
+    const d = await signIn('vision-dev', 'demo-password');
+    const p = await pages(d);
+    assert.ok(p.includes('Queue') && !p.includes('Policies') && !p.includes('Reports'), p.join());
+    await go(m, 'Reports');
+    await m.waitForSelector('#reports');
+  });
+
+  let job;
+  await flow('a member launches a template in one click, sees it run, and on the global view', async () => {
+    const d = await signIn('vision-dev', 'demo-password');
+    await go(d, 'Queue');
+    await d.click('button[data-template="resnet50-imagenet"]');
+    const row = await d.waitForSelector('#my-jobs tr[data-state="running"]');
+    job = await row.getAttribute('data-job');
+    await go(d, 'Cluster');
+    await d.waitForSelector(`#global-view .gpu[data-job="${job}"]`);
+    assert.equal(await d.locator(`#global-view .gpu[data-job="${job}"]`).count(), 8, 'the job holds its 8 GPUs');
+  });
+
+  await flow('a member sees no approve button, and the API refuses the approval anyway', async () => {
+    const s = await signIn('speech-dev', 'demo-password');
+    await go(s, 'Borrowing');
+    const row = await s.waitForSelector('#loans tr[data-state="requested"]');
+    const loan = await row.getAttribute('data-loan');
+    assert.equal(await s.locator('#loans button.approve').count(), 0);
+    const refused = await api('POST', `/api/loans/${loan}/approve`, await token('speech-dev', 'demo-password'), { note: 'me' });
+    assert.equal(refused.status, 403);
+  });
+
+  await flow('a loan request, the lender manager approves, the borrower job runs', async () => {
+    const d = await signIn('vision-dev', 'demo-password');
+    await go(d, 'Queue');
+    await d.click('button[data-template="resnet50-imagenet"]');
+    await d.click('button[data-template="resnet50-imagenet"]');
+    // vision's 16 guaranteed GPUs are taken: the third 8-GPU job waits.
+    await d.waitForSelector('#my-jobs tr[data-state="pending"]');
+    await go(d, 'Borrowing');
+    await d.selectOption('#ask-loan select[name=lender]', 'speech');
+    await d.fill('#ask-loan input[placeholder="GPUs"]', '8');
+    await d.fill('#ask-loan input[placeholder="why"]', 'paper deadline');
+    await d.click('#ask-loan button[type=submit]');
+    await d.waitForSelector('#loans tr[data-state="requested"]:has-text("speech → vision")');
+    const l = await signIn('speech-lead', 'demo-password');
+    await go(l, 'Borrowing');
+    await l.click('#loans tr:has-text("speech → vision") button.approve');
+    await l.waitForSelector('#loans tr[data-state="active"]:has-text("speech → vision")');
+    await go(d, 'Queue');
+    // Three running (the launches before this flow's included), none waiting.
+    await until('the waiting job to run', async () => (await d.locator('#my-jobs tr[data-state="running"]').count()) === 3);
+    assert.equal(await d.locator('#my-jobs tr[data-state="pending"]').count(), 0);
+  });
+
+  await flow('an admin uploads a policy module and a second admin approves its promotion', async () => {
+    const a = await signIn('admin', 'admin-pw');
+    await go(a, 'Policies');
+    await a.setInputFiles('#upload input[type=file]', join(policyDir, 'fifo.wasm'));
+    await a.fill('#upload input[placeholder="what changed"]', 'first come, first served for a trial');
+    await a.click('#upload button[type=submit]');
+    const report = await a.waitForSelector('#report:has-text("validated")');
+    const sha = (await report.textContent()).match(/[0-9a-f]{64}/)[0];
+    await a.click(`tr[data-sha="${sha}"] button.promote`);
+    await a.waitForSelector(`tr[data-sha="${sha}"]:has-text("promotion asked by admin")`);
+    assert.equal(await a.locator(`tr[data-sha="${sha}"] button.approve`).count(), 0, 'not by the one who asked');
+    const b = await signIn('admin2', 'admin2-pw');
+    await go(b, 'Policies');
+    await b.click(`tr[data-sha="${sha}"] button.approve`);
+    await b.waitForSelector(`section[data-kind="priority"] h2:has-text("${sha.slice(0, 12)} decides")`);
+    const list = await api('GET', '/api/policies', admin);
+    assert.equal(list.body.kinds.priority.active, sha);
+  });
+} finally {
+  if (browser) await browser.close();
+}
+console.log(failed ? `${failed} browser flow(s) failed` : 'all browser flows passed');
+process.exit(failed ? 1 : 0);
