@@ -45,6 +45,8 @@ pub fn PoliciesPage() -> impl IntoView {
         });
     };
     let me = move || session.me.get().map(|m| m.username).unwrap_or_default();
+    let canary_groups = RwSignal::new(String::new());
+    let shadows = load(|| "/api/events?kind=policy-shadow&limit=20".into(), refresh, None);
     let version = move |v: Value| {
         let sha = text(&v["sha256"]);
         let state = text(&v["state"]["state"]);
@@ -60,8 +62,15 @@ pub fn PoliciesPage() -> impl IntoView {
                     <div class="muted">{format!("{} {} by {}: {}", when(&t["at"]), text(&t["to"]["state"]), text(&t["by"]), text(&t["note"]))}</div>
                 }).collect_view()}</td>
                 <td>
-                    {(state == "validated").then(|| view! {
-                        <button on:click=move |_| act("POST", format!("/api/policies/{s1}/shadow"), json!(null), status, refresh)>"Shadow"</button>
+                    {(state == "validated").then(|| {
+                        let s4 = s1.clone();
+                        view! {
+                            <button on:click=move |_| act("POST", format!("/api/policies/{s1}/shadow"), json!(null), status, refresh)>"Shadow"</button>
+                            <button on:click=move |_| {
+                                let groups: Vec<String> = canary_groups.get().split(',').map(|g| g.trim().to_string()).filter(|g| !g.is_empty()).collect();
+                                act("POST", format!("/api/policies/{s4}/canary"), json!({ "groups": groups }), status, refresh)
+                            }>"Canary for the groups below"</button>
+                        }
                     })}
                     {(state != "active" && state != "rejected" && asked.is_none()).then(|| view! {
                         <button class="promote" on:click=move |_| act("POST", format!("/api/policies/{s2}/promote"), json!(null), status, refresh)>"Ask to promote"</button>
@@ -84,6 +93,17 @@ pub fn PoliciesPage() -> impl IntoView {
             </form>
             <p id="report">{move || report.get()}</p>
             {status_line(status)}
+        </section>
+        <section>
+            <div class="row"><span class="muted">"Canary groups:"</span><input placeholder="vision, speech" bind:value=canary_groups/></div>
+            <h2>"Shadow differences"</h2>
+            {show(shadows, |v| {
+                let list = rows(v, "events");
+                if list.is_empty() {
+                    return view! { <p class="empty">"No version in shadow has differed yet."</p> }.into_any();
+                }
+                view! { <table>{list.into_iter().map(|e| view! { <tr><td>{when(&e["at"])}</td><td>{text(&e["message"])}</td></tr> }).collect_view()}</table> }.into_any()
+            })}
         </section>
         {show(policies, move |v| {
             ["priority", "quota", "reclaim"].into_iter().map(|kind| {

@@ -44,6 +44,31 @@ pub fn QueuePage() -> impl IntoView {
         }
         act("POST", "/api/jobs".into(), body, status, refresh);
     };
+    // The dry run (O6): the same form, planned now, nothing written.
+    let rehearsal = RwSignal::new(None::<String>);
+    let dry_run = move |_| {
+        let mut body = json!({
+            "name": name.get(), "command": command.get(),
+            "gpus": gpus.get().trim().parse::<u32>().unwrap_or(0), "class": class.get(),
+        });
+        if !project.get().trim().is_empty() {
+            body["project"] = json!(project.get().trim());
+        }
+        if !group.get().trim().is_empty() {
+            body["group"] = json!(group.get().trim());
+        }
+        leptos::task::spawn_local(async move {
+            rehearsal.set(Some(match api::send("POST", "/api/jobs/dry-run", body).await {
+                Ok(r) if r["would"] == "start" => {
+                    let on: Vec<String> =
+                        rows(&r, "nodes").iter().map(|n| format!("{} GPUs {}", text(&n[0]), n[1])).collect();
+                    format!("Would start now on {}: {}", on.join(", "), text(&r["why"]))
+                }
+                Ok(r) => format!("Would wait at place {}: {}", text(&r["position"]), text(&r["why"])),
+                Err(e) => e,
+            }));
+        });
+    };
     let jobs_table = move |v: &Value, cancel: bool| {
         let jobs = rows(v, "jobs");
         if jobs.is_empty() {
@@ -107,7 +132,9 @@ pub fn QueuePage() -> impl IntoView {
                 <input placeholder="project (for critical)" bind:value=project/>
                 <Show when=is_admin><input placeholder="group" bind:value=group/></Show>
                 <button class="primary" type="submit">"Submit"</button>
+                <button type="button" id="dry-run-button" on:click=dry_run>"Dry run"</button>
             </form>
+            <p id="dry-run">{move || rehearsal.get()}</p>
         </section>
         <section id="my-jobs"><h2>"My jobs"</h2>{show(mine, move |v| jobs_table(v, true))}</section>
         <section id="pending"><h2>"Waiting, in dispatch order"</h2>{show(pending, move |v| jobs_table(v, false))}</section>

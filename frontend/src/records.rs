@@ -25,6 +25,9 @@ pub fn RecordsPage() -> impl IntoView {
         None,
     );
     let archive = load(move || format!("/api/archive?limit=100{}", query.get()), refresh, None);
+    let job_id = RwSignal::new(String::new());
+    let shown = RwSignal::new(None::<i64>);
+    let receipt = load(move || format!("/api/jobs/{}", shown.get().unwrap_or(0)), refresh, None);
     let search = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let mut q = String::new();
@@ -63,6 +66,23 @@ pub fn RecordsPage() -> impl IntoView {
                     </table>
                 }.into_any()
             })}
+        </section>
+        <section>
+            <h2>"A job's dispatch receipt"</h2>
+            <form class="row" on:submit=move |ev: leptos::ev::SubmitEvent| { ev.prevent_default(); shown.set(job_id.get().trim().parse().ok()); }>
+                <input placeholder="job id" size="8" bind:value=job_id/>
+                <button class="primary" type="submit">"Show"</button>
+            </form>
+            <Show when=move || shown.get().is_some()>
+                {show(receipt, |r| view! {
+                    <p>{format!("job {} {} of {} — {} GPUs, {}", text(&r["id"]), text(&r["name"]), text(&r["group"]), text(&r["gpus"]), text(&r["state"]))}</p>
+                    <table id="receipt">
+                        {rows(r, "events").into_iter().map(|e| view! {
+                            <tr><td>{when(&e["at"])}</td><td>{text(&e["kind"])}</td><td>{text(&e["message"])}</td><td class="muted">{text(&e["policy"])}</td></tr>
+                        }).collect_view()}
+                    </table>
+                })}
+            </Show>
         </section>
         <section>
             <h2>"Event log"</h2>

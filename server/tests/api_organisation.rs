@@ -371,3 +371,32 @@ async fn a_job_that_would_overspend_the_monthly_budget_waits() {
         assert_eq!(row["spent_gpu_h"], 16.0, "{engine}: {row}");
     }
 }
+
+// O6: a dry run says what would happen to a job submitted now, and writes nothing.
+#[tokio::test]
+async fn a_dry_run_says_what_would_happen_and_writes_nothing() {
+    for engine in engines() {
+        let app = TestApp::new(engine).await;
+        let dev = app.token("vision-dev", "demo-password").await;
+        let (jobs, events) = (app.count("jobs").await, app.count("events").await);
+        let job = |gpus: u32| json!({ "name": "try", "command": "c", "gpus": gpus });
+        let (s, fits) = send(&app, "POST", "/api/jobs/dry-run", &dev, job(8)).await;
+        assert_eq!(s, StatusCode::OK, "{engine}: {fits}");
+        assert_eq!(fits["would"], "start", "{engine}: {fits}");
+        let gpus: usize =
+            fits["nodes"].as_array().unwrap().iter().map(|n| n[1].as_array().unwrap().len()).sum();
+        assert_eq!(gpus, 8, "{engine}: {fits}");
+        let (_, over) = send(&app, "POST", "/api/jobs/dry-run", &dev, job(24)).await;
+        assert_eq!(over["would"], "wait", "{engine}: {over}");
+        assert!(over["why"].as_str().unwrap().starts_with("over quota"), "{engine}: {over}");
+        let mut t4 = job(1);
+        t4["model"] = json!("T4");
+        let (_, none) = send(&app, "POST", "/api/jobs/dry-run", &dev, t4).await;
+        assert_eq!(none["why"], "no node has T4 GPUs", "{engine}");
+        assert_eq!(
+            (app.count("jobs").await, app.count("events").await),
+            (jobs, events),
+            "{engine}: nothing written"
+        );
+    }
+}

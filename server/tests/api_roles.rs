@@ -69,7 +69,7 @@ async fn every_route_has_a_row_and_every_row_holds() {
                 rows += 1;
             }
         }
-        assert!(rows >= 47, "{engine}: the document lists every route ({rows})");
+        assert!(rows >= 48, "{engine}: the document lists every route ({rows})");
     }
 }
 
@@ -654,6 +654,23 @@ mod organisation {
                     ("admin, nothing to roll back", admin, CONFLICT),
                 ];
                 cases(app, "POST", path, r#"{"kind":"priority","note":"bad week"}"#, route, &rows).await;
+            }
+            ("post", "/api/jobs/dry-run") => {
+                let body = |g: Option<&str>| {
+                    let mut b = json!({ "name": "d", "command": "c", "gpus": 1 });
+                    if let Some(g) = g {
+                        b["group"] = json!(g);
+                    }
+                    b.to_string()
+                };
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member, own group", dev, OK),
+                    ("manager, own group", lead, OK),
+                ];
+                cases(app, "POST", path, &body(None), route, &rows).await;
+                let rows = [("member, other group", dev, NO), ("admin, any group", admin, OK)];
+                cases(app, "POST", path, &body(Some("speech")), route, &rows).await;
             }
             ("get", "/api/jobs/{id}/log") => {
                 let id =

@@ -150,6 +150,18 @@ try {
     const list = await api('GET', '/api/policies', admin);
     assert.equal(list.body.kinds.priority.active, sha);
   });
+
+  await flow('a dry run says what would happen, and submits nothing', async () => {
+    const r = await signIn('robotics-dev', 'demo-password');
+    await go(r, 'Queue');
+    await r.fill('#submit-spec input[placeholder="name"]', 'rehearsal');
+    await r.fill('#submit-spec input[placeholder="command"]', 'python try.py');
+    await r.fill('#submit-spec input[placeholder="GPUs"]', '4');
+    await r.click('#dry-run-button');
+    await r.waitForSelector('#dry-run:has-text("Would start now on")');
+    const mine = await api('GET', '/api/jobs?mine=true', await token('robotics-dev', 'demo-password'));
+    assert.equal(mine.body.jobs.length, 0, 'nothing was submitted');
+  });
 } finally {
   if (browser) await browser.close();
 }

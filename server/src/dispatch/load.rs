@@ -36,7 +36,7 @@ pub fn category(s: &str) -> Result<Category, DispatchError> {
     }
 }
 
-fn class(s: &str) -> Result<PriorityClass, DispatchError> {
+pub fn class(s: &str) -> Result<PriorityClass, DispatchError> {
     match s {
         "batch" => Ok(PriorityClass::Batch),
         "experiment" => Ok(PriorityClass::Experiment),
@@ -46,7 +46,7 @@ fn class(s: &str) -> Result<PriorityClass, DispatchError> {
     }
 }
 
-fn topology(s: &str) -> Result<Topology, DispatchError> {
+pub fn topology(s: &str) -> Result<Topology, DispatchError> {
     match s {
         "any" => Ok(Topology::Any),
         "same-node" => Ok(Topology::SameNode),

@@ -7,6 +7,7 @@ mod apply;
 mod grants;
 mod lease;
 mod load;
+pub mod rehearse;
 
 pub use lease::Lease;
 

@@ -119,12 +119,22 @@ fn tags(tags: &[String]) -> Result<Vec<String>, ApiError> {
     Ok(out)
 }
 
-pub async fn submit(
-    State(state): State<AppState>,
-    Caller(user): Caller,
-    AppJson(body): AppJson<Submit>,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let group_id = acting_group(&state, &user, body.group.as_deref()).await?;
+/// A submission checked and resolved: its group, shape, project and template.
+pub struct Prepared {
+    pub group_id: i64,
+    pub spec: Spec,
+    pub project_id: Option<i64>,
+    pub template_id: Option<i64>,
+    pub tags: Vec<String>,
+}
+
+/// Everything a submission is checked against, short of writing it.
+pub async fn prepare(
+    state: &AppState,
+    user: &crate::store::users::User,
+    body: Submit,
+) -> Result<Prepared, ApiError> {
+    let group_id = acting_group(state, user, body.group.as_deref()).await?;
     let tags = tags(&body.tags)?;
     let project = body.project.clone();
     let template_id = body.template;
@@ -134,12 +144,21 @@ pub async fn submit(
                 "a template fixes the job's shape: give only a name, project and tags with it".into(),
             ));
         }
-        Some(id) => templates::launch_spec(&state, id, group_id, body.name.as_deref()).await?,
+        Some(id) => templates::launch_spec(state, id, group_id, body.name.as_deref()).await?,
         None => body.spec()?,
     };
     validate(&spec)?;
+    let project_id = projects::admit(state, group_id, project.as_deref(), &spec, state.now()).await?;
+    Ok(Prepared { group_id, spec, project_id, template_id, tags })
+}
+
+pub async fn submit(
+    State(state): State<AppState>,
+    Caller(user): Caller,
+    AppJson(body): AppJson<Submit>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let Prepared { group_id, spec, project_id, template_id, tags } = prepare(&state, &user, body).await?;
     let now = state.now();
-    let project_id = projects::admit(&state, group_id, project.as_deref(), &spec, now).await?;
     let job = NewJob {
         group_id,
         submitted_by: user.id,
@@ -290,4 +309,18 @@ pub async fn cancel(
     state.wake.notify_one();
     state.fleet.bump();
     Ok(Json(json!({ "id": id, "state": "cancelled" })))
+}
+
+/// What would happen to this job if it were submitted now (O6); nothing is written.
+pub async fn dry_run(
+    State(state): State<AppState>,
+    Caller(user): Caller,
+    AppJson(body): AppJson<Submit>,
+) -> Result<Json<Value>, ApiError> {
+    let p = prepare(&state, &user, body).await?;
+    let policies = state.policies.policies.clone();
+    let r = crate::dispatch::rehearse::rehearse(&state.store, policies, p.group_id, &p.spec, state.now())
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(Json(serde_json::to_value(r).map_err(|e| ApiError::Internal(e.to_string()))?))
 }

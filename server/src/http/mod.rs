@@ -129,6 +129,12 @@ pub const ROUTES: &[Route] = &[
         OwnGroup,
         "Submit a job from a spec or a template, under a project's grant",
     )),
+    json(route(
+        "post",
+        "/api/jobs/dry-run",
+        OwnGroup,
+        "What would happen to a job submitted now; nothing is written",
+    )),
     route(
         "get",
         "/api/jobs/{id}",
@@ -222,6 +228,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/users", get(accounts::users).post(accounts::create_user))
         .route("/api/groups", get(accounts::groups).post(accounts::create_group))
         .route("/api/jobs", get(jobs::list).post(jobs::submit))
+        .route("/api/jobs/dry-run", post(jobs::dry_run))
         .route("/api/jobs/{id}", get(views::receipt))
         .route("/api/jobs/{id}/cancel", post(jobs::cancel))
         .route("/api/jobs/{id}/log", get(agent::log))
