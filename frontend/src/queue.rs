@@ -64,7 +64,15 @@ pub fn QueuePage() -> impl IntoView {
                         rows(&r, "nodes").iter().map(|n| format!("{} GPUs {}", text(&n[0]), n[1])).collect();
                     format!("Would start now on {}: {}", on.join(", "), text(&r["why"]))
                 }
-                Ok(r) => format!("Would wait at place {}: {}", text(&r["position"]), text(&r["why"])),
+                Ok(r) => format!(
+                    "Would wait at place {}: {}{}",
+                    text(&r["position"]),
+                    text(&r["why"]),
+                    r["estimated_start"]
+                        .as_i64()
+                        .map(|_| format!("; estimated start {}", when(&r["estimated_start"])))
+                        .unwrap_or_default()
+                ),
                 Err(e) => e,
             }));
         });

@@ -26,6 +26,9 @@ pub struct Rehearsal {
     pub position: u32,
     /// Running jobs that would be stopped this cycle.
     pub preemptions: usize,
+    /// When it could start if running jobs end as expected: known when it would be the
+    /// first job waiting for its model (it holds the backfill reservation).
+    pub estimated_start: Option<i64>,
 }
 
 pub async fn rehearse(
@@ -48,6 +51,7 @@ pub async fn rehearse(
                 why: format!("no node has {} GPUs", spec.model),
                 position: 0,
                 preemptions: 0,
+                estimated_start: None,
             });
         }
     };
@@ -83,6 +87,7 @@ pub async fn rehearse(
             why: placed.basis(),
             position: placed.position,
             preemptions: p.preemptions.len(),
+            estimated_start: Some(now),
         });
     }
     let hold = p.holds.iter().find(|h| h.job == REHEARSED);
@@ -92,5 +97,6 @@ pub async fn rehearse(
         why: hold.map_or_else(|| "not planned this cycle".into(), |h| h.reason.to_string()),
         position: hold.map_or(0, |h| h.position),
         preemptions: p.preemptions.len(),
+        estimated_start: p.reservations.iter().find(|r| r.job == REHEARSED).map(|r| r.start_at),
     })
 }
