@@ -162,6 +162,24 @@ try {
     const mine = await api('GET', '/api/jobs?mine=true', await token('robotics-dev', 'demo-password'));
     assert.equal(mine.body.jobs.length, 0, 'nothing was submitted');
   });
+
+  await flow('an expired session brings sign-in over the page and keeps what was typed', async () => {
+    const d = await signIn('vision-dev', 'demo-password');
+    await go(d, 'Queue');
+    await d.fill('#submit-spec input[placeholder="name"]', 'half-typed experiment');
+    // The server refuses the token from now on, as it does once a token expires.
+    await d.route('**/api/**', (route) => route.fulfill({
+      status: 401, contentType: 'application/json',
+      body: JSON.stringify({ error: { code: 'unauthorized', message: 'the token has expired: sign in again' } }),
+    }));
+    await d.click('#dry-run-button');
+    await d.waitForSelector('.overlay #login');
+    await d.unroute('**/api/**');
+    await d.fill('.overlay input[name=password]', 'demo-password');
+    await d.click('.overlay #login button[type=submit]');
+    await d.waitForSelector('.overlay', { state: 'detached' });
+    assert.equal(await d.inputValue('#submit-spec input[placeholder="name"]'), 'half-typed experiment');
+  });
 } finally {
   if (browser) await browser.close();
 }
