@@ -84,7 +84,7 @@ pub fn QueuePage() -> impl IntoView {
         }
         view! {
             <table>
-                <tr><th>"job"</th><th>"group"</th><th>"GPUs"</th><th>"state"</th><th>"place"</th><th>"why"</th><th></th></tr>
+                <tr><th>"job"</th><th>"group"</th><th>"GPUs"</th><th>"state"</th><th>"place"</th><th>"why"</th><th>"estimated start"</th><th></th></tr>
                 {jobs.into_iter().map(|j| {
                     let id = j["id"].as_i64().unwrap_or(0);
                     let live = j["state"] == "pending" || j["state"] == "running";
@@ -93,6 +93,7 @@ pub fn QueuePage() -> impl IntoView {
                             <td><a href="#" on:click=move |ev| { ev.prevent_default(); receipt_of.set(Some(id)); }>{format!("{id} {}", text(&j["name"]))}</a></td>
                             <td>{text(&j["group"])}</td><td>{text(&j["gpus"])}</td><td class="state">{text(&j["state"])}</td>
                             <td>{text(&j["position"])}</td><td>{text(&j["reason"])}</td>
+                            <td>{if j["estimated_start"].is_null() { String::new() } else { when(&j["estimated_start"]) }}</td>
                             <td>{(cancel && live).then(|| view! {
                                 <button on:click=move |_| act("POST", format!("/api/jobs/{id}/cancel"), json!({}), status, refresh)>"Cancel"</button>
                             })}</td>

@@ -400,3 +400,39 @@ async fn a_dry_run_says_what_would_happen_and_writes_nothing() {
         );
     }
 }
+
+// The first job waiting for capacity (not quota) carries its estimated start: when the
+// running jobs' time limits free enough GPUs (the backfill reservation).
+#[tokio::test]
+async fn the_first_job_waiting_for_capacity_shows_its_estimated_start() {
+    for engine in engines() {
+        let app = TestApp::new(engine).await;
+        let admin = app.token("admin", "admin-pw").await;
+        let (vision, speech) =
+            (app.token("vision-dev", "demo-password").await, app.token("speech-dev", "demo-password").await);
+        // Half the cluster is out of service: 16 GPUs for guarantees of 32.
+        let (_, nodes) = app.call("GET", "/api/nodes", Some(&admin), None).await;
+        for n in &nodes["nodes"].as_array().unwrap()[..2] {
+            let path = format!("/api/nodes/{}", n["id"]);
+            assert_eq!(
+                send(&app, "PATCH", &path, &admin, json!({ "healthy": false })).await.0,
+                StatusCode::OK
+            );
+        }
+        let job = |limit: i64| json!({ "name": "j", "command": "c", "gpus": 8, "time_limit_s": limit });
+        send(&app, "POST", "/api/jobs", &vision, job(3600)).await;
+        send(&app, "POST", "/api/jobs", &speech, job(7200)).await;
+        let d = dispatcher(&app);
+        d.cycle(NOW).await.unwrap();
+        // vision is within its guarantee, speech's work is guaranteed too: vision waits for capacity.
+        let (_, waiting) = send(&app, "POST", "/api/jobs", &vision, job(600)).await;
+        d.cycle(NOW + 10).await.unwrap();
+        let r = get(&app, &format!("/api/jobs/{}", waiting["id"]), &vision).await;
+        assert_eq!(r["state"], "pending", "{engine}: {r}");
+        assert_eq!(
+            r["estimated_start"],
+            NOW + 3600,
+            "{engine}: when vision's first job reaches its limit: {r}"
+        );
+    }
+}

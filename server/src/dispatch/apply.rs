@@ -116,7 +116,7 @@ pub async fn write(
     // seconds; a job cancelled since the snapshot was read is not started.
     for batch in plan.placements.chunks(BATCH) {
         let sql = format!(
-            "UPDATE jobs SET state = 'running', reason = NULL, position = NULL, segments = segments + 1 \
+            "UPDATE jobs SET state = 'running', reason = NULL, position = NULL, estimated_start = NULL, segments = segments + 1 \
              WHERE state = 'pending' AND id IN ({}) RETURNING id",
             (1..=batch.len()).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
         );
@@ -173,14 +173,19 @@ pub async fn write(
     // Only what changed: a deep, quiet queue costs no writes.
     for h in &plan.holds {
         let (reason, position) = (h.reason.to_string(), i64::from(h.position));
+        // The backfill reservation's time, for the job that holds one.
+        let estimate = plan.reservations.iter().find(|r| r.job == h.job).map(|r| r.start_at);
         let shown = &ids.shown[h.pending_index as usize];
-        if shown.0.as_deref() == Some(reason.as_str()) && shown.1 == Some(position) {
+        if shown.0.as_deref() == Some(reason.as_str()) && shown.1 == Some(position) && shown.2 == estimate {
             continue;
         }
-        sqlx::query("UPDATE jobs SET reason = $1, position = $2 WHERE id = $3 AND state = 'pending'")
-            .bind(reason)
-            .bind(position)
-            .bind(h.job.0 as i64)
+        sqlx::query(
+            "UPDATE jobs SET reason = $1, position = $2, estimated_start = $3 WHERE id = $4 AND state = 'pending'",
+        )
+        .bind(reason)
+        .bind(position)
+        .bind(estimate)
+        .bind(h.job.0 as i64)
             .execute(&mut *tx)
             .await?;
     }

@@ -212,7 +212,8 @@ pub async fn list(
     };
     let rows = sqlx::query(
         "SELECT j.id, j.name, g.name, j.gpus, j.state, j.reason, j.position, j.submitted_at, j.class, \
-         j.category, j.model, u.username, j.template_id, p.name FROM jobs j JOIN groups g ON g.id = j.group_id \
+         j.category, j.model, u.username, j.template_id, p.name, j.estimated_start FROM jobs j \
+         JOIN groups g ON g.id = j.group_id \
          JOIN users u ON u.id = j.submitted_by LEFT JOIN projects p ON p.id = j.project_id \
          WHERE ($1 IS NULL OR j.state = $1) AND ($2 IS NULL OR j.group_id = $2) AND ($3 IS NULL OR j.submitted_by = $3) \
          ORDER BY j.id DESC LIMIT $4",
@@ -240,6 +241,7 @@ pub async fn list(
             ("submitted_by", Col::Text),
             ("template", Col::OptInt),
             ("project", Col::OptText),
+            ("estimated_start", Col::OptInt),
         ],
     )?;
     Ok(Json(json!({ "jobs": jobs })))

@@ -70,7 +70,7 @@ pub async fn receipt(
 ) -> Result<Json<Value>, ApiError> {
     let pool = &state.store.pool;
     let job = sqlx::query(
-        "SELECT j.id, j.name, g.name, j.gpus, j.state, j.reason, j.position, j.submitted_at \
+        "SELECT j.id, j.name, g.name, j.gpus, j.state, j.reason, j.position, j.submitted_at, j.estimated_start \
          FROM jobs j JOIN groups g ON g.id = j.group_id WHERE j.id = $1",
     )
     .bind(id)
@@ -103,6 +103,7 @@ pub async fn receipt(
         "reason": job.try_get::<Option<String>, _>(5)?,
         "position": job.try_get::<Option<i64>, _>(6)?,
         "submitted_at": job.try_get::<i64, _>(7)?,
+        "estimated_start": job.try_get::<Option<i64>, _>(8)?,
         "events": events,
     })))
 }
