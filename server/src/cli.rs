@@ -70,6 +70,9 @@ pub struct ServeArgs {
     /// Seconds a job runs before it may be preempted (protects fresh jobs from churn).
     #[arg(long, default_value_t = tidepool_core::CycleConfig::default().min_runtime_s)]
     pub min_runtime_s: u64,
+    /// Run an agent with fake GPUs for every node in the records (a demo on one machine).
+    #[arg(long)]
+    pub demo_agents: bool,
     /// Seconds a stopped job gets between SIGTERM and SIGKILL, to checkpoint.
     #[arg(long, default_value_t = 30)]
     pub grace_s: u64,

@@ -15,6 +15,8 @@ pub mod bench_api;
 pub mod calendar;
 /// Command-line flags of every subcommand.
 pub mod cli;
+/// `serve --demo-agents`: fake-GPU agents for the demo's nodes.
+pub mod demo_agents;
 /// The live dispatcher: records → plan() → records, under a leader lease.
 pub mod dispatch;
 /// The server's side of node agents: registration, sync, lost nodes, idle reclaim.

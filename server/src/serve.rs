@@ -119,7 +119,14 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     println!("Tidepool is serving on http://{addr}");
-    axum::serve(listener, app(state))
+    let _agents = if args.demo_agents {
+        let agents = crate::demo_agents::start(&state.store, addr, &args.data_dir, unix_now()).await?;
+        println!("started an agent with fake GPUs for every node");
+        Some(agents)
+    } else {
+        None
+    };
+    axum::serve(listener, app(state.clone()))
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
         })

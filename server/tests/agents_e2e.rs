@@ -240,3 +240,29 @@ fn jobs_run_yield_resume_time_out_survive_a_lost_node_and_idle_reclaim() {
     let (status, _) = http(&addr, "GET", "/api/openapi.json", None, None).unwrap();
     assert_eq!(status, 200);
 }
+
+// The run command's demo: `serve --demo-agents` runs an agent for each demo node, so a
+// newcomer's job really runs, logs and finishes, and its GPUs come back.
+#[test]
+fn the_demo_runs_jobs_to_the_end_with_its_own_agents() {
+    let dir = std::env::temp_dir().join(format!("tidepool-demo-agents-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir = dir.to_str().unwrap().to_string();
+    let addr = format!("127.0.0.1:{}", free_port());
+    let _server = serve(&dir, &addr, None, &["--demo-agents"]);
+    let dev = login(&addr, "vision-dev", "demo-password");
+    wait_for(30, "the demo's four agents", || {
+        let v = call(&addr, "GET", "/api/events?kind=node-registered", &dev, None);
+        (v["events"].as_array().unwrap().len() == 4).then_some(())
+    });
+    let job = json!({ "name": "hello", "command": "echo hello from the demo; sleep 1", "gpus": 1 });
+    let id = call(&addr, "POST", "/api/jobs", &dev, Some(job))["id"].as_i64().unwrap();
+    wait_for(30, "the job to finish", || {
+        (call(&addr, "GET", &format!("/api/jobs/{id}"), &dev, None)["state"] == "succeeded").then_some(())
+    });
+    let log = call(&addr, "GET", &format!("/api/jobs/{id}/log"), &dev, None);
+    assert!(log["log"].as_str().unwrap().contains("hello from the demo"), "{log}");
+    let pools = call(&addr, "GET", "/api/pools", &dev, None);
+    let held: i64 = pools["pools"].as_array().unwrap().iter().map(|p| p["held"].as_i64().unwrap()).sum();
+    assert_eq!(held, 0, "its GPU came back: {pools}");
+}

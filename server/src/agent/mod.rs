@@ -46,6 +46,8 @@ struct Agent<'a> {
     procs: BTreeMap<i64, Proc>,
     /// Ends not yet acknowledged by a sync.
     finished: Vec<Finished>,
+    /// Log output read but not yet acknowledged by a sync.
+    logs: Vec<LogChunk>,
     /// The server's grace period, for time limits.
     grace: Duration,
 }
@@ -62,6 +64,7 @@ impl<'a> Agent<'a> {
             client,
             procs: BTreeMap::new(),
             finished: Vec::new(),
+            logs: Vec::new(),
             grace: Duration::from_secs(30),
         }
     }
@@ -120,7 +123,7 @@ impl<'a> Agent<'a> {
         loop {
             self.poll_procs();
             let report = self.report();
-            let sent_finished = report.finished.len();
+            let (sent_finished, sent_logs) = (report.finished.len(), report.logs.len());
             let client = self.client.clone();
             let sync = async move { client.post::<_, Orders>("/api/agent/sync", &report).await };
             tokio::pin!(sync);
@@ -137,6 +140,7 @@ impl<'a> Agent<'a> {
                 None => continue,
                 Some(Ok(orders)) => {
                     self.finished.drain(..sent_finished);
+                    self.logs.drain(..sent_logs);
                     self.obey(orders);
                 }
                 Some(Err(e)) => {
@@ -155,8 +159,13 @@ impl<'a> Agent<'a> {
         let grace = self.grace;
         let ended: Vec<Finished> = self.procs.values_mut().filter_map(|p| p.poll(grace)).collect();
         for f in &ended {
-            if let Some(p) = self.procs.remove(&f.fence.allocation) {
+            if let Some(mut p) = self.procs.remove(&f.fence.allocation) {
                 let _ = std::fs::remove_file(&p.util_file);
+                // What it printed last goes with the report of its end.
+                while let Some((text, n)) = p.unsent_log(LOG_CHUNK) {
+                    p.log_sent += n;
+                    self.logs.push(LogChunk { fence: p.fence, text });
+                }
             }
         }
         let any = !ended.is_empty();
@@ -170,13 +179,14 @@ impl<'a> Agent<'a> {
     fn report(&mut self) -> Report {
         let busy: HashMap<u8, PathBuf> =
             self.procs.values().flat_map(|p| p.gpus.iter().map(|g| (*g, p.util_file.clone()))).collect();
-        let mut logs = Vec::new();
         for p in self.procs.values_mut() {
             if let Some((text, n)) = p.unsent_log(LOG_CHUNK) {
                 p.log_sent += n;
-                logs.push(LogChunk { fence: p.fence, text });
+                self.logs.push(LogChunk { fence: p.fence, text });
             }
         }
+        // A report stays under the server's body limit; the rest goes next time.
+        let logs: Vec<LogChunk> = self.logs.iter().take(4).cloned().collect();
         Report {
             gpus: self.gpus.sample(&busy),
             running: self.procs.values().map(|p| p.fence).collect(),

@@ -45,16 +45,17 @@ pub async fn organise(store: &Store, now: i64) -> Result<(), StoreError> {
     let node = id_of(store, "SELECT id FROM nodes WHERE name = $1", "gpu-east-0").await?;
 
     let mut tx = store.pool.begin().await?;
+    // The demo's commands are small shell loops that behave like training: they print
+    // progress, keep a checkpoint, resume from it, and finish (with `--demo-agents`).
+    let training = |epochs: u32, pause_s: u32| {
+        format!(
+            "n=0; if [ \"$TIDEPOOL_RESUME\" = 1 ]; then n=$(cat step 2>/dev/null || echo 0); fi; \
+             while [ $n -lt {epochs} ]; do n=$((n+1)); echo $n > step; echo \"epoch $n of {epochs}\"; sleep {pause_s}; done"
+        )
+    };
     let templates = [
-        (vision, "resnet50-imagenet", 8, "same-node", "python train.py --arch resnet50", "vision-lead"),
-        (
-            speech,
-            "whisper-finetune",
-            4,
-            "same-nvlink",
-            "python finetune.py --model whisper-large",
-            "speech-lead",
-        ),
+        (vision, "resnet50-imagenet", 8, "same-node", training(60, 5), "vision-lead"),
+        (speech, "whisper-finetune", 4, "same-nvlink", training(30, 5), "speech-lead"),
     ];
     for (g, name, gpus, topology, command, by) in templates {
         sqlx::query(
@@ -67,7 +68,7 @@ pub async fn organise(store: &Store, now: i64) -> Result<(), StoreError> {
         .bind(name)
         .bind(gpus)
         .bind(topology)
-        .bind(command)
+        .bind(&command)
         .bind(by)
         .bind(now - 60 * DAY)
         .execute(&mut *tx)
