@@ -30,8 +30,8 @@ pub fn QueuePage() -> impl IntoView {
         RwSignal::new(String::new()),
         RwSignal::new(String::new()),
     );
-    let submit = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
+    // The job the form describes, for a submission or a dry run.
+    let spec = move || {
         let mut body = json!({
             "name": name.get(), "command": command.get(),
             "gpus": gpus.get().trim().parse::<u32>().unwrap_or(0), "class": class.get(),
@@ -42,21 +42,16 @@ pub fn QueuePage() -> impl IntoView {
         if !group.get().trim().is_empty() {
             body["group"] = json!(group.get().trim());
         }
-        act("POST", "/api/jobs".into(), body, status, refresh);
+        body
+    };
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        act("POST", "/api/jobs".into(), spec(), status, refresh);
     };
     // The dry run (O6): the same form, planned now, nothing written.
     let rehearsal = RwSignal::new(None::<String>);
     let dry_run = move |_| {
-        let mut body = json!({
-            "name": name.get(), "command": command.get(),
-            "gpus": gpus.get().trim().parse::<u32>().unwrap_or(0), "class": class.get(),
-        });
-        if !project.get().trim().is_empty() {
-            body["project"] = json!(project.get().trim());
-        }
-        if !group.get().trim().is_empty() {
-            body["group"] = json!(group.get().trim());
-        }
+        let body = spec();
         leptos::task::spawn_local(async move {
             rehearsal.set(Some(match api::send("POST", "/api/jobs/dry-run", body).await {
                 Ok(r) if r["would"] == "start" => {

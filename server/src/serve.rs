@@ -37,12 +37,22 @@ fn secret(data_dir: &Path) -> Result<Vec<u8>, String> {
     Ok(s)
 }
 
-/// Runs a cycle on every wake-up (submit, cancel) and on a timer.
-async fn dispatch_loop(dispatcher: Dispatcher, wake: Arc<tokio::sync::Notify>, every: Duration) {
+/// Runs a cycle on every wake-up (submit, cancel) and on a timer. Every server, leader
+/// or standby, follows the policy versions in the records, so a takeover runs exactly
+/// what was promoted and the API shows it.
+async fn dispatch_loop(
+    dispatcher: Dispatcher,
+    desk: Arc<PolicyDesk>,
+    wake: Arc<tokio::sync::Notify>,
+    every: Duration,
+) {
     loop {
         tokio::select! {
             _ = wake.notified() => {}
             _ = tokio::time::sleep(every) => {}
+        }
+        if let Err(e) = desk.follow(&dispatcher.store).await {
+            eprintln!("error: reading policy versions: {e}");
         }
         match dispatcher.cycle(unix_now()).await {
             Ok(r) if r.placed + r.preempted > 0 => {
@@ -113,7 +123,8 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
     let mut dispatcher = Dispatcher::with_modules(store, desk.policies.clone(), lease);
     dispatcher.fleet = Some(fleet);
     dispatcher.config.min_runtime_s = args.min_runtime_s;
-    tokio::spawn(dispatch_loop(dispatcher, wake, Duration::from_secs(args.dispatch_interval_s.max(1))));
+    let every = Duration::from_secs(args.dispatch_interval_s.max(1));
+    tokio::spawn(dispatch_loop(dispatcher, desk.clone(), wake, every));
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;

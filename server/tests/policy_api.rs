@@ -117,6 +117,26 @@ async fn upload_shadow_promote_with_a_second_admin_roll_back_and_survive_a_resta
         let registry = restarted.registry.lock().await;
         let again = registry.get(&priority).expect("restored");
         assert_eq!(serde_json::to_value(&again.history).unwrap(), p["history"], "{engine}");
+        drop(registry);
+
+        // A standby server sharing the records follows a promotion made on the leader, and
+        // reads the records only when they changed (O3).
+        let standby = PolicyDesk::new(None).expect("desk");
+        assert!(standby.follow(&app.state.store).await.expect("follow"), "{engine}: first look");
+        assert_eq!(standby.policies.active(Kind::Priority), Some(priority.clone()), "{engine}");
+        assert!(!standby.follow(&app.state.store).await.expect("follow"), "{engine}: nothing changed");
+        assert_eq!(
+            post(&app, &format!("/api/policies/{fifo}/promote"), &admin, json!(null)).await,
+            StatusCode::ACCEPTED
+        );
+        let note = json!({ "note": "second try" });
+        assert_eq!(post(&app, &format!("/api/policies/{fifo}/approve"), &admin2, note).await, StatusCode::OK);
+        assert!(standby.follow(&app.state.store).await.expect("follow"), "{engine}");
+        assert_eq!(
+            standby.policies.active(Kind::Priority),
+            Some(fifo.clone()),
+            "{engine}: the standby runs it too"
+        );
     }
 }
 

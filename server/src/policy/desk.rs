@@ -17,6 +17,9 @@ pub struct PolicyDesk {
     pub runtime: Arc<Runtime>,
     pub policies: Arc<WasmPolicies>,
     pub registry: tokio::sync::Mutex<Registry>,
+    /// How many versions and transitions the records held when last read: a change
+    /// means another server (or this one) moved a version.
+    seen: std::sync::atomic::AtomicI64,
 }
 
 impl PolicyDesk {
@@ -28,7 +31,27 @@ impl PolicyDesk {
         );
         let policies = Arc::new(WasmPolicies::new(runtime.clone()));
         let registry = tokio::sync::Mutex::new(Registry::new(runtime.clone(), policies.clone()));
-        Ok(PolicyDesk { runtime, policies, registry })
+        Ok(PolicyDesk { runtime, policies, registry, seen: std::sync::atomic::AtomicI64::new(-1) })
+    }
+
+    /// Follows the records: when versions or transitions were added since the last look
+    /// (a promotion or rollback on another server sharing the database), reloads them all.
+    /// Cheap when nothing changed: one count. Returns whether it reloaded.
+    pub async fn follow(&self, store: &Store) -> Result<bool, String> {
+        use std::sync::atomic::Ordering;
+        let row = sqlx::query(
+            "SELECT (SELECT COUNT(*) FROM policy_versions) + (SELECT COUNT(*) FROM policy_transitions)",
+        )
+        .fetch_one(&store.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        let now: i64 = sqlx::Row::try_get(&row, 0).map_err(|e| e.to_string())?;
+        if self.seen.swap(now, Ordering::SeqCst) == now {
+            return Ok(false);
+        }
+        let stored = store.policy_versions().await.map_err(|e| e.to_string())?;
+        self.registry.lock().await.reload(stored);
+        Ok(true)
     }
 
     /// Loads every version the records hold and runs what they say is active.

@@ -104,6 +104,11 @@ impl WasmPolicies {
         self.slots.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Forgets every module: the built-in policies answer until versions are set again.
+    pub fn clear(&self) {
+        *self.slots() = Default::default();
+    }
+
     /// Makes `module` the active version of its kind; the one it replaces becomes the fallback.
     pub fn activate(&self, module: Arc<Module>) {
         let mut slots = self.slots();

@@ -309,6 +309,17 @@ impl Registry {
         });
     }
 
+    /// Replaces every version with what the records hold now (another server changed
+    /// them) and runs what they say.
+    pub fn reload(&mut self, stored: Vec<Stored>) {
+        self.versions.clear();
+        for s in stored {
+            self.restore(s);
+        }
+        self.policies.clear();
+        self.resume();
+    }
+
     /// After restoring: the dispatcher's policies take what the records say runs — the
     /// last version retired from active as the fallback, then the active, shadow and
     /// canary versions.
