@@ -77,6 +77,9 @@ async fn fencing_idempotence_and_reconciliation() {
             Some("not yours"),
             "{engine}: {o}"
         );
+        // The difference is recorded once, however often the node repeats it.
+        sync(&app, other, json!({ "running": [fence] })).await;
+        assert_eq!(app.count("events WHERE kind = 'reconcile'").await, 1, "{engine}");
         // Its own node acknowledges it; a report with a stale epoch is refused.
         let (_, o) = sync(&app, mine, json!({ "running": [fence] })).await;
         assert!(o["start"].as_array().unwrap().is_empty(), "{engine}: acknowledged, not re-sent");

@@ -44,11 +44,14 @@ impl Default for FleetConfig {
 pub struct Fleet {
     pub config: FleetConfig,
     changed: watch::Sender<u64>,
+    /// Per node, the assignments it runs that the records do not give it, already
+    /// recorded: each difference is an event once, not once per sync until it stops.
+    strays: std::sync::Mutex<std::collections::HashMap<String, std::collections::HashSet<i64>>>,
 }
 
 impl Fleet {
     pub fn new(config: FleetConfig) -> Fleet {
-        Fleet { config, changed: watch::Sender::new(0) }
+        Fleet { config, changed: watch::Sender::new(0), strays: Default::default() }
     }
 
     /// Something agents should hear about happened (a placement, a stop).
@@ -58,6 +61,16 @@ impl Fleet {
 
     pub fn watch(&self) -> watch::Receiver<u64> {
         self.changed.subscribe()
+    }
+
+    /// Of the stray assignments `node` reports now, those not reported before; forgets the
+    /// ones it no longer runs.
+    pub fn new_strays(&self, node: &str, now: &[i64]) -> Vec<i64> {
+        let mut strays = self.strays.lock().unwrap_or_else(|p| p.into_inner());
+        let known = strays.entry(node.to_string()).or_default();
+        let fresh: Vec<i64> = now.iter().copied().filter(|a| !known.contains(a)).collect();
+        *known = now.iter().copied().collect();
+        fresh
     }
 }
 

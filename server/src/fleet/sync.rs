@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
 
+use serde_json::json;
 use sqlx::Row;
 
 use crate::fleet::finish::{Ending, OPEN_COLUMNS, Open, end_segment};
@@ -163,6 +164,21 @@ pub async fn sync(state: &AppState, node: &str, report: Report) -> Result<Orders
                 reconcile_stops.push(Stop { fence: *r, reason, grace_s: config.grace_s });
             }
         }
+    }
+    // Each difference is recorded once (V1), however many syncs it takes the agent to stop it.
+    let strays: Vec<i64> = reconcile_stops.iter().map(|s| s.fence.allocation).collect();
+    for a in fleet.new_strays(node, &strays) {
+        sqlx::query(
+            "INSERT INTO events (at, kind, job_id, actor, policy, message, detail) \
+             SELECT $1, 'reconcile', (SELECT job_id FROM allocations WHERE id = $2), $3, NULL, $4, $5",
+        )
+        .bind(now)
+        .bind(a)
+        .bind(format!("agent {node}"))
+        .bind(format!("node {node} runs assignment {a}, which the records do not give it: told to stop it"))
+        .bind(json!({ "allocation": a, "node": node }).to_string())
+        .execute(&mut *tx)
+        .await?;
     }
     let missing: Vec<Open> =
         open.iter().filter(|a| a.acked_at.is_some() && !running.contains(&a.id)).cloned().collect();
