@@ -74,7 +74,7 @@ pub async fn write(
                      stop_requested_ms = $2, drain_for = $3 WHERE id = $4 AND stop_requested_at IS NULL",
                 )
                 .bind(now)
-                .bind(crate::fleet::now_ms())
+                .bind(crate::unix_now_ms())
                 .bind(drain_for as i64)
                 .bind(row)
                 .execute(&mut *tx)

@@ -7,6 +7,7 @@ use sqlx::Row;
 use crate::dispatch::DispatchError;
 use crate::http::projects::REMIND_BEFORE_S;
 use crate::store::Store;
+use crate::store::events::record;
 
 /// Records a "grant-expiring" event for each grant entering its last week.
 pub async fn remind(store: &Store, now: i64) -> Result<usize, DispatchError> {
@@ -26,16 +27,8 @@ pub async fn remind(store: &Store, now: i64) -> Result<usize, DispatchError> {
         let message = format!(
             "project {name}'s {class} grant expires in {days} days: its manager renews it, or its jobs run at normal"
         );
-        let detail = serde_json::json!({ "project": id, "group": group, "expires_at": expires }).to_string();
-        sqlx::query(
-            "INSERT INTO events (at, kind, job_id, actor, policy, message, detail) \
-             VALUES ($1, 'grant-expiring', NULL, 'dispatcher', NULL, $2, $3)",
-        )
-        .bind(now)
-        .bind(message)
-        .bind(detail)
-        .execute(&mut *tx)
-        .await?;
+        let detail = serde_json::json!({ "project": id, "group": group, "expires_at": expires });
+        record(&mut tx, now, "grant-expiring", None, "dispatcher", &message, &detail).await?;
     }
     tx.commit().await?;
     Ok(due.len())

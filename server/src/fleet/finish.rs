@@ -6,8 +6,8 @@
 use serde_json::json;
 use sqlx::{AnyConnection, Row};
 
-use crate::fleet::now_ms;
 use crate::fleet::protocol::{Finished, Outcome};
+use crate::store::events::record;
 
 /// An allocation the records hold open, as the sync and the sweep read it.
 #[derive(Clone, Debug)]
@@ -26,7 +26,7 @@ pub struct Open {
 }
 
 /// The columns [`Open::read`] expects, from `allocations a JOIN jobs j`.
-pub const OPEN_COLUMNS: &str = "a.id, a.epoch, a.job_id, a.gpu_mask, a.started_at, a.stop_reason, \
+const OPEN_COLUMNS: &str = "a.id, a.epoch, a.job_id, a.gpu_mask, a.started_at, a.stop_reason, \
      a.stop_requested_ms, a.acked_at, a.idle_since, a.idle_notice_at, j.state";
 
 impl Open {
@@ -49,6 +49,15 @@ impl Open {
     pub fn gpus(&self) -> i64 {
         i64::from(self.gpu_mask.count_ones())
     }
+}
+
+/// Every allocation the records hold open on node `node_id`.
+pub async fn open_on(tx: &mut AnyConnection, node_id: i64) -> Result<Vec<Open>, sqlx::Error> {
+    let sql = format!(
+        "SELECT {OPEN_COLUMNS} FROM allocations a JOIN jobs j ON j.id = a.job_id \
+         WHERE a.node_id = $1 AND a.ended_at IS NULL ORDER BY a.id"
+    );
+    sqlx::query(sqlx::AssertSqlSafe(sql)).bind(node_id).fetch_all(tx).await?.iter().map(Open::read).collect()
 }
 
 /// Why a segment ended.
@@ -148,7 +157,7 @@ pub async fn end_segment(
     // Decision to free GPUs, less the grace the job itself used to checkpoint.
     let latency_ms = match (&ending, a.stop_requested_ms) {
         (Ending::Reported(f), Some(asked)) => {
-            Some((now_ms() - asked - f.grace_used_ms.unwrap_or(0) as i64).max(0))
+            Some((crate::unix_now_ms() - asked - f.grace_used_ms.unwrap_or(0) as i64).max(0))
         }
         _ => None,
     };
@@ -156,16 +165,5 @@ pub async fn end_segment(
         "allocation": a.id, "node": node, "gpus": a.gpus(), "held_s": held_s,
         "stop_reason": a.stop_reason, "exit_code": exit_code, "reclaim_latency_ms": latency_ms,
     });
-    sqlx::query(
-        "INSERT INTO events (at, kind, job_id, actor, policy, message, detail) VALUES ($1, $2, $3, $4, NULL, $5, $6)",
-    )
-    .bind(now)
-    .bind(kind)
-    .bind(a.job)
-    .bind(format!("agent {node}"))
-    .bind(message)
-    .bind(detail.to_string())
-    .execute(&mut *tx)
-    .await?;
-    Ok(())
+    record(tx, now, kind, Some(a.job), &format!("agent {node}"), &message, &detail).await
 }

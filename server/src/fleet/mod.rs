@@ -74,11 +74,6 @@ impl Fleet {
     }
 }
 
-/// Wall-clock milliseconds, for latency figures (records keep seconds).
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
-}
-
 /// GPU indices set in `mask`.
 pub fn indices(mask: u64) -> Vec<u8> {
     (0..64u8).filter(|i| mask & (1 << i) != 0).collect()

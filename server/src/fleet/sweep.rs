@@ -6,8 +6,9 @@
 use sqlx::Row;
 
 use crate::fleet::FleetConfig;
-use crate::fleet::finish::{Ending, OPEN_COLUMNS, Open, end_segment};
+use crate::fleet::finish::{Ending, end_segment, open_on};
 use crate::store::Store;
+use crate::store::events::record;
 
 /// Marks lost nodes and requeues their jobs; returns how many nodes were lost.
 pub async fn lost_nodes(store: &Store, config: &FleetConfig, now: i64) -> Result<usize, sqlx::Error> {
@@ -25,32 +26,16 @@ pub async fn lost_nodes(store: &Store, config: &FleetConfig, now: i64) -> Result
             .bind(id)
             .execute(&mut *tx)
             .await?;
-        let sql = format!(
-            "SELECT {OPEN_COLUMNS} FROM allocations a JOIN jobs j ON j.id = a.job_id \
-             WHERE a.node_id = $1 AND a.ended_at IS NULL ORDER BY a.id"
-        );
-        let open: Vec<Open> = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(id)
-            .fetch_all(&mut *tx)
-            .await?
-            .iter()
-            .map(Open::read)
-            .collect::<Result<_, _>>()?;
+        let open = open_on(&mut tx, id).await?;
         for a in &open {
             end_segment(&mut tx, &name, a, Ending::NodeLost, now).await?;
         }
-        sqlx::query(
-            "INSERT INTO events (at, kind, job_id, actor, policy, message, detail) \
-             VALUES ($1, 'node-lost', NULL, 'dispatcher', NULL, $2, '{}')",
-        )
-        .bind(now)
-        .bind(format!(
+        let message = format!(
             "node {name} sent no heartbeat for {} s: out of service, {} jobs requeued",
             config.lost_after_s,
             open.len()
-        ))
-        .execute(&mut *tx)
-        .await?;
+        );
+        record(&mut tx, now, "node-lost", None, "dispatcher", &message, &serde_json::json!({})).await?;
         tx.commit().await?;
     }
     Ok(lost.len())

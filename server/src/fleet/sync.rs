@@ -10,10 +10,11 @@ use std::time::Duration;
 use serde_json::json;
 use sqlx::Row;
 
-use crate::fleet::finish::{Ending, OPEN_COLUMNS, Open, end_segment};
+use crate::fleet::finish::{Ending, Open, end_segment, open_on};
+use crate::fleet::indices;
 use crate::fleet::protocol::{Assignment, Fence, Orders, Refusal, Report, Stop};
-use crate::fleet::{indices, now_ms};
 use crate::http::{ApiError, AppState};
+use crate::store::events::record;
 
 const MAX_ITEMS: usize = 1024;
 const MAX_LOG_CHUNK: usize = 64 * 1024;
@@ -32,65 +33,40 @@ fn check(report: &Report) -> Result<(), ApiError> {
     Ok(())
 }
 
-async fn event(
-    tx: &mut sqlx::AnyConnection,
-    at: i64,
-    kind: &str,
-    job: i64,
-    node: &str,
-    message: String,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO events (at, kind, job_id, actor, policy, message, detail) VALUES ($1, $2, $3, $4, NULL, $5, '{}')",
-    )
-    .bind(at)
-    .bind(kind)
-    .bind(job)
-    .bind(format!("agent {node}"))
-    .bind(message)
-    .execute(tx)
-    .await?;
-    Ok(())
-}
-
 pub async fn sync(state: &AppState, node: &str, report: Report) -> Result<Orders, ApiError> {
     check(&report)?;
     let fleet = state.fleet.clone();
     // Subscribed before reading, so a decision made meanwhile still wakes the wait.
     let mut news = fleet.watch();
     let row = sqlx::query(
-        "SELECT id, CAST(CASE WHEN agent THEN 1 ELSE 0 END AS BIGINT) FROM nodes WHERE name = $1",
+        "SELECT id, CAST(CASE WHEN agent THEN 1 ELSE 0 END AS BIGINT), \
+         CAST(CASE WHEN lost_at IS NULL THEN 0 ELSE 1 END AS BIGINT) FROM nodes WHERE name = $1",
     )
     .bind(node)
     .fetch_optional(&state.store.pool)
     .await?;
-    let node_id: i64 = match row {
-        Some(r) if r.try_get::<i64, _>(1)? == 1 => r.try_get(0)?,
+    let (node_id, was_lost): (i64, bool) = match row {
+        Some(r) if r.try_get::<i64, _>(1)? == 1 => (r.try_get(0)?, r.try_get::<i64, _>(2)? == 1),
         _ => return Err(ApiError::Conflict(format!("node {node} has not registered: register first"))),
     };
     let now = state.now();
     let config = &fleet.config;
     let mut refused = Vec::new();
     let mut reconcile_stops = Vec::new();
-    let mut changed = false;
+    // A node back from being lost is in service again: the dispatcher should hear of it.
+    let mut changed = was_lost;
 
     let mut tx = state.store.pool.begin().await?;
-    let returned = sqlx::query(
-        "UPDATE nodes SET last_seen_at = $1, healthy = TRUE, lost_at = NULL WHERE id = $2 AND lost_at IS NOT NULL",
+    // The heartbeat; a lost node's return puts it back in service (an admin's own
+    // out-of-service mark, with no `lost_at`, stays).
+    sqlx::query(
+        "UPDATE nodes SET last_seen_at = $1, healthy = CASE WHEN lost_at IS NULL THEN healthy ELSE TRUE END, \
+         lost_at = NULL WHERE id = $2",
     )
     .bind(now)
     .bind(node_id)
     .execute(&mut *tx)
     .await?;
-    if returned.rows_affected() == 0 {
-        sqlx::query("UPDATE nodes SET last_seen_at = $1 WHERE id = $2")
-            .bind(now)
-            .bind(node_id)
-            .execute(&mut *tx)
-            .await?;
-    } else {
-        changed = true;
-    }
     for g in &report.gpus {
         sqlx::query("UPDATE node_gpus SET util_pct = $1, memory_used_mb = $2, updated_at = $3 WHERE node_id = $4 AND idx = $5")
             .bind(i64::from(g.util_pct.min(100)))
@@ -101,17 +77,7 @@ pub async fn sync(state: &AppState, node: &str, report: Report) -> Result<Orders
             .execute(&mut *tx)
             .await?;
     }
-    let sql = format!(
-        "SELECT {OPEN_COLUMNS} FROM allocations a JOIN jobs j ON j.id = a.job_id \
-         WHERE a.node_id = $1 AND a.ended_at IS NULL ORDER BY a.id"
-    );
-    let mut open: Vec<Open> = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(node_id)
-        .fetch_all(&mut *tx)
-        .await?
-        .iter()
-        .map(Open::read)
-        .collect::<Result<_, _>>()?;
+    let mut open = open_on(&mut tx, node_id).await?;
 
     // Finished segments; a retried report of one already recorded changes nothing.
     for f in &report.finished {
@@ -274,14 +240,15 @@ async fn idle_step(
                 a.gpus(),
                 config.idle_notice_s
             );
-            event(tx, now, "idle-notice", a.job, node, message).await?;
+            record(tx, now, "idle-notice", Some(a.job), &format!("agent {node}"), &message, &json!({}))
+                .await?;
         }
         (true, Some(since), Some(notice)) if now - notice >= config.idle_notice_s => {
             sqlx::query(
                 "UPDATE allocations SET stop_reason = 'idle', stop_requested_at = $1, stop_requested_ms = $2 WHERE id = $3",
             )
             .bind(now)
-            .bind(now_ms())
+            .bind(crate::unix_now_ms())
             .bind(a.id)
             .execute(&mut *tx)
             .await?;
@@ -292,7 +259,8 @@ async fn idle_step(
                 now - a.started_at,
                 now - since
             );
-            event(tx, now, "idle-reclaim", a.job, node, message).await?;
+            record(tx, now, "idle-reclaim", Some(a.job), &format!("agent {node}"), &message, &json!({}))
+                .await?;
             return Ok(true);
         }
         _ => {}

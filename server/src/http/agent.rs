@@ -12,9 +12,10 @@ use sqlx::Row;
 
 use crate::fleet::protocol::{Orders, Register, Registered, Report};
 use crate::http::auth::Caller;
-use crate::http::scope::{record, require_admin, text};
+use crate::http::scope::{require_admin, text};
 use crate::http::{ApiError, AppJson, AppPath, AppState};
 use crate::policy::runtime::sha256_hex;
+use crate::store::events::record;
 
 /// The node an agent's token lets it act as.
 pub struct NodeCaller(pub String);

@@ -11,8 +11,9 @@ use sqlx::Row;
 
 use crate::http::auth::Caller;
 use crate::http::rows::{Col, objects};
-use crate::http::scope::{CATEGORIES, group_named, one_of, record, require_admin, text};
+use crate::http::scope::{CATEGORIES, group_named, one_of, require_admin, text};
 use crate::http::{ApiError, AppJson, AppPath, AppState};
+use crate::store::events::record;
 
 /// A quota row as proposed: group × model × category (Q1–Q3).
 #[derive(Deserialize, Serialize)]
@@ -145,7 +146,8 @@ async fn claim(
         return Err(ApiError::Conflict(format!("change {id} is already {current}")));
     }
     let message = format!("{by} {to} change {id}: {note}");
-    record(tx, now, &format!("change-{to}"), None, by, &message, &json!({ "change": id })).await
+    record(tx, now, &format!("change-{to}"), None, by, &message, &json!({ "change": id })).await?;
+    Ok(())
 }
 
 pub async fn approve(

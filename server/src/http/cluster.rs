@@ -12,8 +12,9 @@ use serde_json::{Value, json};
 use sqlx::Row;
 
 use crate::http::auth::Caller;
-use crate::http::scope::{record, require_admin, text};
+use crate::http::scope::{require_admin, text};
 use crate::http::{ApiError, AppJson, AppPath, AppState};
+use crate::store::events::record;
 
 /// A pool is tight when less than this share of its healthy GPUs is free.
 const TIGHT_BELOW: f64 = 0.125;

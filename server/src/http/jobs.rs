@@ -12,11 +12,9 @@ use crate::http::auth::Caller;
 use crate::http::rows::{Col, objects};
 use crate::http::scope::{CATEGORIES, CLASSES, TOPOLOGIES, acting_group, group_named, one_of, text};
 use crate::http::{ApiError, AppJson, AppPath, AppQuery, AppState, projects, templates};
+use crate::store::events::record;
 use crate::store::jobs::NewJob;
 use crate::store::users::Role;
-
-const CANCELLED_EVENT: &str = "INSERT INTO events (at, kind, job_id, actor, policy, message, detail) \
-     VALUES ($1, 'cancelled', $2, $3, NULL, $4, '{}')";
 
 /// A submission: a spec, or a template (T1) with at most a name of its own.
 #[derive(Deserialize)]
@@ -296,17 +294,12 @@ pub async fn cancel(
          AND node_id IN (SELECT id FROM nodes WHERE agent)",
     )
     .bind(now)
-    .bind(crate::fleet::now_ms())
+    .bind(crate::unix_now_ms())
     .bind(id)
     .execute(&mut *tx)
     .await?;
-    sqlx::query(CANCELLED_EVENT)
-        .bind(now)
-        .bind(id)
-        .bind(&user.username)
-        .bind(format!("{} cancelled job {id}", user.username))
-        .execute(&mut *tx)
-        .await?;
+    let message = format!("{} cancelled job {id}", user.username);
+    record(&mut tx, now, "cancelled", Some(id), &user.username, &message, &json!({})).await?;
     tx.commit().await?;
     state.wake.notify_one();
     state.fleet.bump();

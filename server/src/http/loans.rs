@@ -13,8 +13,9 @@ use sqlx::Row;
 
 use crate::http::auth::Caller;
 use crate::http::rows::{Col, objects};
-use crate::http::scope::{acting_group, belongs, group_named, manages, record, require_manager, text};
+use crate::http::scope::{acting_group, belongs, group_named, manages, require_manager, text};
 use crate::http::{ApiError, AppJson, AppPath, AppState};
+use crate::store::events::record;
 
 const LONGEST_S: i64 = 366 * 86_400;
 

@@ -164,7 +164,7 @@ pub async fn create(
     let id: i64 = row.try_get(0)?;
     let message =
         format!("{} granted project {name} {} priority until {}", user.username, body.class, body.expires_at);
-    crate::http::scope::record(
+    crate::store::events::record(
         &mut tx,
         now,
         "project-granted",
@@ -207,7 +207,7 @@ pub async fn renew(
         .execute(&mut *tx)
         .await?;
     let message = format!("{} renewed project {name}'s grant until {}", user.username, body.expires_at);
-    crate::http::scope::record(
+    crate::store::events::record(
         &mut tx,
         now,
         "project-renewed",

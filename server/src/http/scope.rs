@@ -75,27 +75,3 @@ pub fn require_admin(user: &User, what: &str) -> Result<(), ApiError> {
 pub fn belongs(user: &User, group: i64) -> bool {
     user.role == Role::Admin || user.group_id == Some(group)
 }
-
-/// Appends an event in the same transaction as the change it records (D2, A4).
-pub async fn record(
-    tx: &mut sqlx::AnyConnection,
-    at: i64,
-    kind: &str,
-    job: Option<i64>,
-    actor: &str,
-    message: &str,
-    detail: &serde_json::Value,
-) -> Result<(), ApiError> {
-    sqlx::query(
-        "INSERT INTO events (at, kind, job_id, actor, policy, message, detail) VALUES ($1, $2, $3, $4, NULL, $5, $6)",
-    )
-    .bind(at)
-    .bind(kind)
-    .bind(job)
-    .bind(actor)
-    .bind(message)
-    .bind(detail.to_string())
-    .execute(tx)
-    .await?;
-    Ok(())
-}

@@ -15,8 +15,9 @@ use sqlx::Row;
 use crate::http::auth::Caller;
 use crate::http::jobs::{Spec, validate};
 use crate::http::rows::{Col, objects};
-use crate::http::scope::{acting_group, belongs, group_named, record, require_manager, text};
+use crate::http::scope::{acting_group, belongs, group_named, require_manager, text};
 use crate::http::{ApiError, AppJson, AppPath, AppQuery, AppState};
+use crate::store::events::record;
 
 const COLUMNS: &[(&str, Col)] = &[
     ("id", Col::Int),

@@ -3,6 +3,7 @@
 //! engine has its own migrations folder, kept in step.
 
 mod demo;
+pub mod events;
 pub mod jobs;
 mod policies;
 mod seed;

@@ -2,6 +2,7 @@
 //! copy of the records does not let anyone act as a node.
 
 use crate::policy::runtime::sha256_hex;
+use crate::store::events::record;
 use crate::store::users::random_b64;
 use crate::store::{Store, StoreError};
 
@@ -17,15 +18,8 @@ impl Store {
             .bind(now)
             .execute(&mut *tx)
             .await?;
-        sqlx::query(
-            "INSERT INTO events (at, kind, job_id, actor, policy, message, detail) \
-             VALUES ($1, 'node-token', NULL, $2, NULL, $3, '{}')",
-        )
-        .bind(now)
-        .bind(by)
-        .bind(format!("{by} issued a token for node {node}"))
-        .execute(&mut *tx)
-        .await?;
+        let message = format!("{by} issued a token for node {node}");
+        record(&mut tx, now, "node-token", None, by, &message, &serde_json::json!({})).await?;
         tx.commit().await?;
         Ok(token)
     }
