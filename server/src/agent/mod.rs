@@ -163,8 +163,8 @@ impl<'a> Agent<'a> {
                 let _ = std::fs::remove_file(&p.util_file);
                 // What it printed last goes with the report of its end.
                 while let Some((text, n)) = p.unsent_log(LOG_CHUNK) {
+                    self.logs.push(LogChunk { fence: p.fence, offset: p.log_sent, text });
                     p.log_sent += n;
-                    self.logs.push(LogChunk { fence: p.fence, text });
                 }
             }
         }
@@ -181,8 +181,8 @@ impl<'a> Agent<'a> {
             self.procs.values().flat_map(|p| p.gpus.iter().map(|g| (*g, p.util_file.clone()))).collect();
         for p in self.procs.values_mut() {
             if let Some((text, n)) = p.unsent_log(LOG_CHUNK) {
+                self.logs.push(LogChunk { fence: p.fence, offset: p.log_sent, text });
                 p.log_sent += n;
-                self.logs.push(LogChunk { fence: p.fence, text });
             }
         }
         // A report stays under the server's body limit; the rest goes next time.

@@ -34,6 +34,11 @@ pub struct Registered {
     pub grace_s: u64,
     /// The longest a sync may wait for news.
     pub wait_max_s: u64,
+    /// An agent that has not synced for this long stops its jobs on its own (self-fencing):
+    /// the server requeues a lost node's jobs only after this and the grace period have
+    /// passed, so a job never runs in two places at once.
+    #[serde(default)]
+    pub lost_after_s: u64,
 }
 
 /// One GPU's utilisation now.
@@ -85,6 +90,10 @@ pub struct Finished {
 pub struct LogChunk {
     #[serde(flatten)]
     pub fence: Fence,
+    /// Where the chunk starts in the allocation's output, in bytes as the agent read
+    /// them: a retried chunk is recorded once.
+    #[serde(default)]
+    pub offset: u64,
     pub text: String,
 }
 
@@ -121,6 +130,9 @@ pub struct Assignment {
     /// The job's checkpoint folder, relative to the agent's checkpoint root.
     pub checkpoint: String,
     pub env: BTreeMap<String, String>,
+    /// The container image to run it in (spec or template); `None`: the node's sandbox.
+    #[serde(default)]
+    pub image: Option<String>,
 }
 
 /// Stop this: SIGTERM, `grace_s`, SIGKILL.

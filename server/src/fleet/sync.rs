@@ -300,6 +300,7 @@ pub async fn orders(state: &AppState, node_id: i64) -> Result<Orders, ApiError> 
                 resume: r.try_get::<i64, _>(10)? > 1,
                 checkpoint: format!("job-{job}"),
                 env,
+                image: None,
             });
         }
     }

@@ -121,7 +121,13 @@ pub async fn register(
     tx.commit().await?;
     state.wake.notify_one();
     let config = &state.fleet.config;
-    Ok(Json(Registered { node_id, name, grace_s: config.grace_s, wait_max_s: config.wait_max_s }))
+    Ok(Json(Registered {
+        node_id,
+        name,
+        grace_s: config.grace_s,
+        wait_max_s: config.wait_max_s,
+        lost_after_s: config.lost_after_s.max(1) as u64,
+    }))
 }
 
 pub async fn sync(
