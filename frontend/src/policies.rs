@@ -51,8 +51,14 @@ pub fn PoliciesPage() -> impl IntoView {
         let sha = text(&v["sha256"]);
         let state = text(&v["state"]["state"]);
         let asked = v["promotion_requested_by"].as_str().map(str::to_string);
-        let (s1, s2, s3) = (sha.clone(), sha.clone(), sha.clone());
-        let can_approve = asked.as_ref().is_some_and(|a| *a != me());
+        let canary_asked = v["canary_requested_by"].as_str().map(str::to_string);
+        let (s1, s2, s3, s5) = (sha.clone(), sha.clone(), sha.clone(), sha.clone());
+        // Neither the asker nor the author approves (B2); the server enforces it too.
+        let author = text(&v["author"]);
+        let reviewer =
+            move |asker: &Option<String>| asker.as_ref().is_some_and(|a| *a != me() && author != me());
+        let can_approve = reviewer(&asked);
+        let can_approve_canary = reviewer(&canary_asked);
         view! {
             <tr data-sha=sha.clone() data-state=state.clone()>
                 <td title=sha.clone()>{sha.get(..12).unwrap_or_default().to_string()}</td>
@@ -77,7 +83,11 @@ pub fn PoliciesPage() -> impl IntoView {
                     })}
                     {asked.clone().map(|a| view! { <span class="muted">{format!(" promotion asked by {a} ")}</span> })}
                     {can_approve.then(|| view! {
-                        <button class="primary approve" on:click=move |_| act("POST", format!("/api/policies/{s3}/approve"), json!({ "note": "approved in review" }), status, refresh)>"Approve promotion"</button>
+                        <button class="primary approve" on:click=move |_| act("POST", format!("/api/policies/{s3}/approve"), json!({ "note": "approved in review", "action": "promotion" }), status, refresh)>"Approve promotion"</button>
+                    })}
+                    {canary_asked.clone().map(|a| view! { <span class="muted">{format!(" canary asked by {a} ")}</span> })}
+                    {can_approve_canary.then(|| view! {
+                        <button class="primary approve-canary" on:click=move |_| act("POST", format!("/api/policies/{s5}/approve"), json!({ "note": "canary approved in review", "action": "canary" }), status, refresh)>"Approve canary"</button>
                     })}
                 </td>
             </tr>

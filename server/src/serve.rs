@@ -10,6 +10,7 @@ use crate::cli::{PolicyEngine, ServeArgs};
 use crate::dispatch::{DispatchError, Dispatcher, Lease};
 use crate::fleet::{Fleet, FleetConfig};
 use crate::http::{AppState, app, auth::Keys};
+use crate::policy::artifacts::ArtifactCache;
 use crate::policy::desk::PolicyDesk;
 use crate::policy::select::ModuleFiles;
 use crate::store::{Store, bootstrap_admin, seed_demo, users::random_b64};
@@ -35,6 +36,29 @@ fn secret(data_dir: &Path) -> Result<Vec<u8>, String> {
     let mut file = file.open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     std::io::Write::write_all(&mut file, &s).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(s)
+}
+
+/// The data folder holds the database, the token secret and compiled policies: the
+/// server's user alone may enter it (0700), and what the server creates there is its own
+/// (umask 077: the database's journal files included). Existing files are tightened too,
+/// for a folder made by an older version.
+fn private_data_dir(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let bad = |e: std::io::Error| format!("{}: {e}", dir.display());
+    // SAFETY: umask(2) only sets this process's file-creation mask; it cannot fail.
+    unsafe {
+        libc::umask(0o077);
+    }
+    std::fs::create_dir_all(dir).map_err(bad)?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(bad)?;
+    for entry in std::fs::read_dir(dir).map_err(bad)?.flatten() {
+        let Ok(meta) = entry.metadata() else { continue };
+        if meta.is_file() && meta.permissions().mode() & 0o077 != 0 {
+            let mode = std::fs::Permissions::from_mode(meta.permissions().mode() & 0o700);
+            std::fs::set_permissions(entry.path(), mode).map_err(bad)?;
+        }
+    }
+    Ok(())
 }
 
 /// Runs a cycle on every wake-up (submit, cancel) and on a timer. Every server, leader
@@ -73,12 +97,13 @@ pub fn run(args: &ServeArgs) -> Result<String, String> {
 }
 
 async fn serve(args: &ServeArgs) -> Result<String, String> {
-    std::fs::create_dir_all(&args.data_dir).map_err(|e| format!("{}: {e}", args.data_dir.display()))?;
+    private_data_dir(&args.data_dir)?;
     let url = args
         .database_url
         .clone()
         .unwrap_or_else(|| format!("sqlite:{}", args.data_dir.join("tidepool.db").display()));
     let store = Store::open(&url).await.map_err(|e| e.to_string())?;
+    private_data_dir(&args.data_dir)?;
     let now = unix_now();
     let password = std::env::var("TIDEPOOL_ADMIN_PASSWORD").ok();
     if let Some(generated) = bootstrap_admin(&store, password, now).await.map_err(|e| e.to_string())? {
@@ -87,10 +112,12 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
     if !args.no_demo && seed_demo(&store, now).await.map_err(|e| e.to_string())? {
         println!("seeded the demo organisation (users <group>-lead / <group>-dev, password `demo-password`)");
     }
-    let keys = Keys::new(&secret(&args.data_dir)?)?;
+    let secret = secret(&args.data_dir)?;
+    let keys = Keys::new(&secret)?;
     // Policies: what the records hold (promoted by admins), else the default modules when
     // asked for; with neither, the built-in policies decide.
-    let desk = Arc::new(PolicyDesk::new(Some(args.data_dir.join("policy-cache")))?);
+    let cache = ArtifactCache::new(args.data_dir.join("policy-cache"), &secret);
+    let desk = Arc::new(PolicyDesk::new(Some(cache))?);
     let restored = desk.restore(&store).await?;
     if args.policies == PolicyEngine::Wasm {
         desk.install(&store, &ModuleFiles::defaults(false), "tidepool serve", now).await?;

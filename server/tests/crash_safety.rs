@@ -109,8 +109,9 @@ fn crash_and_restart(engine: &str, database: Option<&str>) {
     holders.sort_unstable();
     holders.dedup();
     assert_eq!(holders.len(), held, "{engine}: a job holds one GPU each; none is counted twice");
-    let (_, running) =
+    let (status, running) =
         http(&addr, "GET", "/api/jobs?state=running&limit=1000", Some(&token), None).expect("list");
+    assert_eq!(status, 200, "{engine}: {running}");
     let running: serde_json::Value = serde_json::from_str(&running).expect("json");
     assert_eq!(
         running["jobs"].as_array().unwrap().len(),

@@ -44,11 +44,11 @@ fn promotion_takes_a_second_person_and_rollback_is_one_call() {
     let v1 = reg.upload(&bytes("priority"), "ada", "least attained service", 1).sha256.clone();
     let v2 = reg.upload(&bytes("fifo"), "bob", "first come first served", 2).sha256.clone();
 
-    assert_eq!(reg.approve_promotion(&v1, "bob", 3, "ok"), Err(RegistryError::NotRequested(v1.clone())));
+    assert_eq!(reg.approve(&v1, None, "bob", 3, "ok"), Err(RegistryError::NotRequested(v1.clone())));
     reg.request_promotion(&v1, "ada").expect("request");
-    assert_eq!(reg.approve_promotion(&v1, "ada", 4, "ok"), Err(RegistryError::SamePerson("ada".into())));
+    assert_eq!(reg.approve(&v1, None, "ada", 4, "ok"), Err(RegistryError::SamePerson("ada".into())));
     assert_eq!(policies.active(Kind::Priority), None, "nothing changes without a second person");
-    reg.approve_promotion(&v1, "bob", 5, "reviewed the shadow report").expect("approve");
+    reg.approve(&v1, None, "bob", 5, "reviewed the shadow report").expect("approve");
     assert_eq!(policies.active(Kind::Priority), Some(v1.clone()));
     assert_eq!(reg.get(&v1).expect("v1").state, State::Active);
 
@@ -66,7 +66,7 @@ fn promotion_takes_a_second_person_and_rollback_is_one_call() {
     );
 
     reg.request_promotion(&v2, "bob").expect("request");
-    reg.approve_promotion(&v2, "ada", 7, "fifo for the audit").expect("approve");
+    reg.approve(&v2, None, "ada", 7, "fifo for the audit").expect("approve");
     assert_eq!(policies.active(Kind::Priority), Some(v2.clone()));
     assert_eq!(reg.get(&v1).expect("v1").state, State::Retired);
 
@@ -86,6 +86,12 @@ fn promotion_takes_a_second_person_and_rollback_is_one_call() {
             "fifo starved new experiments"
         ]
     );
+    // The author of a version never approves it, even when someone else asked (B2).
+    let v3 = reg.upload(&bytes("las2d"), "cy", "two-dimensional LAS", 10).sha256.clone();
+    reg.request_promotion(&v3, "dee").expect("request");
+    assert_eq!(reg.approve(&v3, None, "cy", 11, "mine"), Err(RegistryError::Author("cy".into())));
+    assert_eq!(policies.active(Kind::Priority), Some(v1.clone()));
+
     let (mut empty, _) = registry();
     assert_eq!(empty.rollback(Kind::Quota, "ada", 9, "x"), Err(RegistryError::NothingToRollBack("quota")));
 }
@@ -94,7 +100,10 @@ fn promotion_takes_a_second_person_and_rollback_is_one_call() {
 fn a_canary_decides_for_its_groups_only() {
     let (mut reg, policies) = registry();
     let fifo = reg.upload(&bytes("fifo"), "ada", "fifo for group b", 1).sha256.clone();
-    reg.canary(&fifo, vec![GroupId(1)], "ada", 2).expect("canary");
+    reg.request_canary(&fifo, vec![GroupId(1)], "ada").expect("ask");
+    assert_eq!(reg.approve(&fifo, None, "ada", 2, ""), Err(RegistryError::SamePerson("ada".into())));
+    assert_eq!(policies.canary_groups(Kind::Priority), None, "nothing runs before a second admin approves");
+    reg.approve(&fifo, None, "bob", 2, "").expect("canary");
     assert_eq!(reg.get(&fifo).expect("fifo").state, State::Canary { groups: vec![GroupId(1)] });
     let snap = cluster()
         .nodes(1, 8)

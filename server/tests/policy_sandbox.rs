@@ -232,23 +232,27 @@ fn modules_are_compiled_once_per_content() {
     assert_eq!(a.interface, "1.0.0");
 }
 
+fn cache(dir: &std::path::Path) -> tidepool::policy::artifacts::ArtifactCache {
+    tidepool::policy::artifacts::ArtifactCache::new(dir.to_path_buf(), b"the server's secret for these tests")
+}
+
 #[test]
 fn compiled_modules_are_kept_as_precompiled_artifacts() {
     let dir = std::env::temp_dir().join(format!("tidepool-artifacts-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let first = tidepool::policy::Runtime::new(Default::default(), Some(dir.clone())).expect("runtime");
+    let first = tidepool::policy::Runtime::new(Default::default(), Some(cache(&dir))).expect("runtime");
     let module = first.load(&bytes("reclaim")).expect("loads");
     let artifact = dir.join(format!("{}.cwasm", module.sha256));
     assert!(artifact.is_file(), "precompiled once, keyed by sha256");
     // A new process (here: a new runtime) loads the artifact instead of compiling.
-    let second = tidepool::policy::Runtime::new(Default::default(), Some(dir.clone())).expect("runtime");
+    let second = tidepool::policy::Runtime::new(Default::default(), Some(cache(&dir))).expect("runtime");
     let again = second.load(&bytes("reclaim")).expect("loads from the artifact");
     assert_eq!(again.sha256, module.sha256);
     // A damaged artifact is recompiled, not trusted. (Artifacts are memory-mapped: they
     // are only ever replaced by rename, never rewritten in place while in use.)
     drop((first, second, module, again));
     std::fs::write(&artifact, b"garbage").expect("write");
-    let third = tidepool::policy::Runtime::new(Default::default(), Some(dir.clone())).expect("runtime");
+    let third = tidepool::policy::Runtime::new(Default::default(), Some(cache(&dir))).expect("runtime");
     assert!(third.load(&bytes("reclaim")).is_ok());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -105,7 +105,7 @@ pub async fn write(
             .bind(now)
             .bind("preempted")
             .bind(a.job.0 as i64)
-            .bind(&plan.policy)
+            .bind(plan.policy_for(a.group))
             .bind(message)
             .bind(detail)
             .execute(&mut *tx)
@@ -127,7 +127,7 @@ pub async fn write(
         let started: HashSet<i64> =
             update.fetch_all(&mut *tx).await?.iter().map(|r| r.try_get(0)).collect::<Result<_, _>>()?;
         let mut allocations: Vec<(i64, i64, i64, String)> = Vec::new();
-        let mut events: Vec<(i64, String, String)> = Vec::new();
+        let mut events: Vec<(i64, String, String, &str)> = Vec::new();
         for p in batch.iter().filter(|p| started.contains(&(p.job.0 as i64))) {
             let job = p.job.0 as i64;
             let borrowed = serde_json::to_string(&p.borrowed).unwrap_or_else(|_| "[]".into());
@@ -137,7 +137,8 @@ pub async fn write(
                 where_.push(format!("{} GPUs {:#x}", snap.nodes[s.node.0 as usize].name, s.gpus));
             }
             let message = format!("job {job} placed on {}: {}", where_.join(", "), p.basis());
-            events.push((job, message, serde_json::to_string(&p.slots).unwrap_or_default()));
+            let policy = plan.policy_for(snap.pending[p.pending_index as usize].group);
+            events.push((job, message, serde_json::to_string(&p.slots).unwrap_or_default(), policy));
         }
         for rows in allocations.chunks(BATCH) {
             let sql = format!(
@@ -157,13 +158,13 @@ pub async fn write(
                 values(rows.len(), 7)
             );
             let mut insert = sqlx::query(AssertSqlSafe(sql));
-            for (job, message, detail) in rows {
+            for (job, message, detail, policy) in rows {
                 insert = insert
                     .bind(now)
                     .bind("placed")
                     .bind(*job)
                     .bind("dispatcher")
-                    .bind(plan.policy.clone())
+                    .bind(policy.to_string())
                     .bind(message.clone())
                     .bind(detail.clone());
             }

@@ -198,9 +198,19 @@ pub const ROUTES: &[Route] = &[
         "Upload a policy module (the body is the component); ?note= the change",
     )),
     route("post", "/api/policies/{sha256}/shadow", Admin, "Run a version in shadow beside the active one"),
-    json(route("post", "/api/policies/{sha256}/canary", Admin, "Let a version decide for chosen groups")),
+    json(route(
+        "post",
+        "/api/policies/{sha256}/canary",
+        Admin,
+        "Ask for a version to decide for chosen groups (a second admin approves)",
+    )),
     route("post", "/api/policies/{sha256}/promote", Admin, "Ask for a version's promotion"),
-    json(route("post", "/api/policies/{sha256}/approve", Admin, "Approve a promotion (a second admin)")),
+    json(route(
+        "post",
+        "/api/policies/{sha256}/approve",
+        Admin,
+        "Approve a canary or a promotion (an admin who neither asked nor wrote it)",
+    )),
     json(route(
         "post",
         "/api/policies/rollback",

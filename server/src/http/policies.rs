@@ -15,19 +15,24 @@ use crate::http::auth::Caller;
 use crate::http::scope::{require_admin, text};
 use crate::http::{ApiError, AppBytes, AppJson, AppPath, AppQuery, AppState};
 use crate::policy::Kind;
-use crate::policy::registry::State as VersionState;
+use crate::policy::registry::{Approval, Registry, RegistryError, State as VersionState};
 
 /// The largest module accepted (the runtime refuses larger ones too).
 pub const MAX_MODULE_BYTES: usize = 16 << 20;
 
-/// Stores the registry's state after a change, under the registry's lock.
-async fn save(
+/// Makes a change to the registry the records' way round: rehearsed on a detached copy,
+/// stored, and only then made on the registry the dispatcher follows — a change that
+/// cannot be stored never runs. Held under the registry's lock throughout.
+async fn change<T>(
     state: &AppState,
-    registry: &crate::policy::registry::Registry,
+    registry: &mut Registry,
     upload: Option<(&str, &[u8])>,
-) -> Result<(), ApiError> {
-    state.store.save_policy_versions(registry.versions(), upload, state.now()).await?;
-    Ok(())
+    op: impl Fn(&mut Registry) -> Result<T, RegistryError>,
+) -> Result<T, ApiError> {
+    let mut trial = registry.detached();
+    op(&mut trial)?;
+    state.store.save_policy_versions(trial.versions(), upload, state.now()).await?;
+    Ok(op(registry)?)
 }
 
 pub async fn list(State(state): State<AppState>, _caller: Caller) -> Result<Json<Value>, ApiError> {
@@ -75,8 +80,11 @@ pub async fn upload(
         .map_err(|e| ApiError::Internal(format!("compiling: {e}")))?;
     let mut registry = state.policies.registry.lock().await;
     let now = state.now();
-    let version = registry.upload(&body, &user.username, &note, now).clone();
-    save(&state, &registry, Some((&version.sha256, &body))).await?;
+    let sha = crate::policy::runtime::sha256_hex(&body);
+    let version = change(&state, &mut registry, Some((&sha, &body)), |r| {
+        Ok(r.upload(&body, &user.username, &note, now).clone())
+    })
+    .await?;
     drop(registry);
     let report = json!({
         "sha256": version.sha256,
@@ -96,12 +104,6 @@ pub async fn upload(
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Note {
-    note: String,
-}
-
 pub async fn shadow(
     State(state): State<AppState>,
     Caller(user): Caller,
@@ -109,8 +111,8 @@ pub async fn shadow(
 ) -> Result<Json<Value>, ApiError> {
     require_admin(&user, "put policies in shadow")?;
     let mut registry = state.policies.registry.lock().await;
-    registry.shadow(&sha, &user.username, state.now())?;
-    save(&state, &registry, None).await?;
+    let now = state.now();
+    change(&state, &mut registry, None, |r| r.shadow(&sha, &user.username, now)).await?;
     Ok(Json(json!({ "sha256": sha, "state": "shadow" })))
 }
 
@@ -120,13 +122,15 @@ pub struct Canary {
     groups: Vec<String>,
 }
 
+/// First step of a canary: an admin asks; a second admin approves (B2), since a canary
+/// changes the policy for whole groups.
 pub async fn canary(
     State(state): State<AppState>,
     Caller(user): Caller,
     AppPath(sha): AppPath<String>,
     AppJson(body): AppJson<Canary>,
-) -> Result<Json<Value>, ApiError> {
-    require_admin(&user, "start canaries")?;
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    require_admin(&user, "ask for canaries")?;
     if body.groups.is_empty() || body.groups.len() > 64 {
         return Err(ApiError::Unprocessable("a canary names 1 to 64 groups".into()));
     }
@@ -146,9 +150,11 @@ pub async fn canary(
         groups.push(GroupId(i as u32));
     }
     let mut registry = state.policies.registry.lock().await;
-    registry.canary(&sha, groups, &user.username, state.now())?;
-    save(&state, &registry, None).await?;
-    Ok(Json(json!({ "sha256": sha, "state": "canary", "groups": body.groups })))
+    change(&state, &mut registry, None, |r| r.request_canary(&sha, groups.clone(), &user.username)).await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({ "sha256": sha, "canary_requested_by": user.username, "groups": body.groups })),
+    ))
 }
 
 /// First step of promotion: an admin asks.
@@ -159,25 +165,37 @@ pub async fn promote(
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     require_admin(&user, "ask for promotions")?;
     let mut registry = state.policies.registry.lock().await;
-    registry.request_promotion(&sha, &user.username)?;
-    save(&state, &registry, None).await?;
+    change(&state, &mut registry, None, |r| r.request_promotion(&sha, &user.username)).await?;
     Ok((StatusCode::ACCEPTED, Json(json!({ "sha256": sha, "promotion_requested_by": user.username }))))
 }
 
-/// Second step: a different admin approves and the version becomes active (B2).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Approve {
+    note: String,
+    /// `canary` or `promotion`; needed only when both wait.
+    #[serde(default)]
+    action: Option<Approval>,
+}
+
+/// Second step: an admin who neither asked nor wrote the version approves the canary or
+/// the promotion that waits (B2).
 pub async fn approve(
     State(state): State<AppState>,
     Caller(user): Caller,
     AppPath(sha): AppPath<String>,
-    AppJson(body): AppJson<Note>,
+    AppJson(body): AppJson<Approve>,
 ) -> Result<Json<Value>, ApiError> {
-    require_admin(&user, "approve promotions")?;
+    require_admin(&user, "approve canaries and promotions")?;
     let note = text(&body.note, "note", 500)?;
     let mut registry = state.policies.registry.lock().await;
-    registry.approve_promotion(&sha, &user.username, state.now(), note)?;
-    save(&state, &registry, None).await?;
+    let now = state.now();
+    let what =
+        change(&state, &mut registry, None, |r| r.approve(&sha, body.action, &user.username, now, note))
+            .await?;
     state.wake.notify_one();
-    Ok(Json(json!({ "sha256": sha, "state": "active" })))
+    let now_state = if what == Approval::Canary { "canary" } else { "active" };
+    Ok(Json(json!({ "sha256": sha, "state": now_state })))
 }
 
 #[derive(Deserialize)]
@@ -199,8 +217,8 @@ pub async fn rollback(
     })?;
     let note = text(&body.note, "note", 500)?;
     let mut registry = state.policies.registry.lock().await;
-    registry.rollback(kind, &user.username, state.now(), note)?;
-    save(&state, &registry, None).await?;
+    let now = state.now();
+    change(&state, &mut registry, None, |r| r.rollback(kind, &user.username, now, note)).await?;
     state.wake.notify_one();
     Ok(Json(json!({ "kind": kind, "active": state.policies.policies.active(kind) })))
 }

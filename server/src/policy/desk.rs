@@ -3,11 +3,11 @@
 //! Registry changes are serialized (one async lock held across the write) so two
 //! admins acting at once cannot store an older state over a newer one.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use tidepool_core::Time;
 
+use crate::policy::artifacts::ArtifactCache;
 use crate::policy::registry::{Registry, RegistryError};
 use crate::policy::select::ModuleFiles;
 use crate::policy::{Kind, Limits, PolicyEvent, Runtime, WasmPolicies};
@@ -25,7 +25,7 @@ pub struct PolicyDesk {
 impl PolicyDesk {
     /// A desk with no module yet: the built-in policies decide. `artifacts` caches
     /// compiled modules on disk across restarts.
-    pub fn new(artifacts: Option<PathBuf>) -> Result<PolicyDesk, String> {
+    pub fn new(artifacts: Option<ArtifactCache>) -> Result<PolicyDesk, String> {
         let runtime = Arc::new(
             Runtime::new(Limits::default(), artifacts).map_err(|e| format!("policy runtime: {e:#}"))?,
         );
@@ -40,7 +40,8 @@ impl PolicyDesk {
     pub async fn follow(&self, store: &Store) -> Result<bool, String> {
         use std::sync::atomic::Ordering;
         let row = sqlx::query(
-            "SELECT (SELECT COUNT(*) FROM policy_versions) + (SELECT COUNT(*) FROM policy_transitions)",
+            "SELECT (SELECT COUNT(*) + COUNT(promotion_requested_by) + COUNT(canary_requested_by) \
+             FROM policy_versions) + (SELECT COUNT(*) FROM policy_transitions)",
         )
         .fetch_one(&store.pool)
         .await
@@ -89,14 +90,17 @@ impl PolicyDesk {
                     file.display()
                 )
             })?;
-            let sha = registry.install(&bytes, by, now).map_err(|e| format!("{}: {e}", file.display()))?;
-            if registry.get(&sha).and_then(|v| v.kind) != Some(kind) {
+            // Rehearsed on a detached copy and stored before the dispatcher runs it.
+            let mut trial = registry.detached();
+            let sha = trial.install(&bytes, by, now).map_err(|e| format!("{}: {e}", file.display()))?;
+            if trial.get(&sha).and_then(|v| v.kind) != Some(kind) {
                 return Err(format!("{}: not a {} policy", file.display(), kind.name()));
             }
             store
-                .save_policy_versions(registry.versions(), Some((&sha, &bytes)), now)
+                .save_policy_versions(trial.versions(), Some((&sha, &bytes)), now)
                 .await
                 .map_err(|e| e.to_string())?;
+            registry.install(&bytes, by, now).map_err(|e| format!("{}: {e}", file.display()))?;
         }
         Ok(())
     }
@@ -139,9 +143,10 @@ impl From<RegistryError> for crate::http::ApiError {
         use crate::http::ApiError;
         match e {
             RegistryError::Unknown(_) => ApiError::NotFound(e.to_string()),
-            RegistryError::SamePerson(_) => ApiError::Forbidden(e.to_string()),
+            RegistryError::SamePerson(_) | RegistryError::Author(_) => ApiError::Forbidden(e.to_string()),
             RegistryError::NotRunnable { .. }
             | RegistryError::NotRequested(_)
+            | RegistryError::Ambiguous(_)
             | RegistryError::NothingToRollBack(_) => ApiError::Conflict(e.to_string()),
         }
     }

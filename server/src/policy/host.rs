@@ -50,12 +50,86 @@ pub struct WasmPolicies {
     slots: Mutex<[Slot; 3]>,
     events: Mutex<VecDeque<PolicyEvent>>,
     native: NativePolicies,
-    scratch: Mutex<Scratch>,
+    scratch: Scratches,
 }
 
-/// A cycle's marshalled inputs. The columns are reused from cycle to cycle (fresh
-/// multi-megabyte buffers page-fault); between `begin_cycle` and `end_cycle` the queue
-/// and the context are converted once and shared by the priority and quota calls.
+/// Each plan's own marshalled inputs. A plan (`plan()` from `begin_cycle` to
+/// `end_cycle`) runs start to end on one thread, so its scratch is keyed by that thread:
+/// a dry run planning beside the live cycle can never read or overwrite the live
+/// cycle's inputs, nor the other way round. Finished scratches are kept for reuse
+/// (fresh multi-megabyte buffers page-fault), a few at most.
+#[derive(Default)]
+struct Scratches {
+    in_use: Mutex<Vec<(std::thread::ThreadId, Scratch)>>,
+    idle: Mutex<Vec<Scratch>>,
+}
+
+const IDLE_SCRATCHES: usize = 2;
+
+impl Scratches {
+    /// Runs `f` with this thread's scratch (a fresh one outside a plan).
+    fn with<R>(&self, f: impl FnOnce(&mut Scratch) -> R) -> R {
+        let me = std::thread::current().id();
+        let taken = {
+            let mut in_use = lock(&self.in_use);
+            in_use.iter().position(|(t, _)| *t == me).map(|k| in_use.swap_remove(k).1)
+        };
+        let mut scratch = taken.unwrap_or_else(|| self.fresh());
+        let planning = scratch.prepared.is_some();
+        let out = f(&mut scratch);
+        if planning {
+            lock(&self.in_use).push((me, scratch));
+        } else {
+            self.put_back(scratch);
+        }
+        out
+    }
+
+    fn fresh(&self) -> Scratch {
+        lock(&self.idle).pop().unwrap_or_else(|| Scratch {
+            prepared: None,
+            jobs: convert::empty_jobs(),
+            allocations: convert::empty_allocations(),
+        })
+    }
+
+    fn put_back(&self, mut scratch: Scratch) {
+        scratch.prepared = None;
+        let mut idle = lock(&self.idle);
+        if idle.len() < IDLE_SCRATCHES {
+            idle.push(scratch);
+        }
+    }
+
+    /// Starts this thread's plan: its inputs, converted once for all its calls.
+    fn begin(&self, snap: &Snapshot, now: Time) {
+        let me = std::thread::current().id();
+        self.end();
+        let mut scratch = self.fresh();
+        convert::jobs_into(&mut scratch.jobs, snap.pending.iter());
+        scratch.prepared = Some(convert::context(snap, now));
+        lock(&self.in_use).push((me, scratch));
+    }
+
+    /// Ends this thread's plan.
+    fn end(&self) {
+        let me = std::thread::current().id();
+        let mine = {
+            let mut in_use = lock(&self.in_use);
+            in_use.iter().position(|(t, _)| *t == me).map(|k| in_use.swap_remove(k).1)
+        };
+        if let Some(scratch) = mine {
+            self.put_back(scratch);
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A plan's marshalled inputs: between `begin_cycle` and `end_cycle` the queue and the
+/// context are converted once and shared by the priority and quota calls.
 struct Scratch {
     prepared: Option<t::Context>,
     jobs: t::Jobs,
@@ -88,16 +162,8 @@ impl WasmPolicies {
             slots: Mutex::default(),
             events: Mutex::default(),
             native: NativePolicies::default(),
-            scratch: Mutex::new(Scratch {
-                prepared: None,
-                jobs: convert::empty_jobs(),
-                allocations: convert::empty_allocations(),
-            }),
+            scratch: Scratches::default(),
         }
-    }
-
-    fn scratch(&self) -> std::sync::MutexGuard<'_, Scratch> {
-        self.scratch.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn slots(&self) -> std::sync::MutexGuard<'_, [Slot; 3]> {
@@ -139,6 +205,11 @@ impl WasmPolicies {
     /// The sha256 of the active version, if a module is active.
     pub fn active(&self, kind: Kind) -> Option<String> {
         self.slots()[index(kind)].active.as_ref().map(|m| m.sha256.clone())
+    }
+
+    /// The groups the canary version of `kind` decides for, if one runs.
+    pub fn canary_groups(&self, kind: Kind) -> Option<Vec<GroupId>> {
+        self.canary(kind).map(|(_, groups)| groups)
     }
 
     pub fn events(&self) -> Vec<PolicyEvent> {
@@ -241,7 +312,70 @@ impl WasmPolicies {
 
 impl Policies for WasmPolicies {
     fn priority(&self, snap: &Snapshot, now: Time) -> Vec<i64> {
-        let mut scratch = self.scratch();
+        self.scratch.with(|scratch| self.priority_with(scratch, snap, now))
+    }
+
+    fn quota(&self, snap: &Snapshot, now: Time, order: &[u32], ledger: &Ledger) -> Vec<Verdict> {
+        self.scratch.with(|scratch| self.quota_with(scratch, snap, now, order, ledger))
+    }
+
+    fn reclaim(&self, snap: &Snapshot, now: Time) -> Vec<i64> {
+        self.scratch.with(|scratch| self.reclaim_with(scratch, snap, now))
+    }
+
+    fn begin_cycle(&self, snap: &Snapshot, now: Time) {
+        self.scratch.begin(snap, now);
+    }
+
+    fn end_cycle(&self) {
+        self.scratch.end();
+    }
+
+    fn version(&self) -> String {
+        self.version_where(|_| None)
+    }
+
+    /// Groups a canary decides for: their jobs' receipts name the canary (D3).
+    fn versions_by_group(&self) -> Vec<(GroupId, String)> {
+        let canaries: Vec<(Kind, Vec<GroupId>)> =
+            Kind::ALL.iter().filter_map(|&k| self.canary(k).map(|(_, groups)| (k, groups))).collect();
+        let mut groups: Vec<GroupId> = canaries.iter().flat_map(|(_, g)| g.iter().copied()).collect();
+        groups.sort_unstable();
+        groups.dedup();
+        groups
+            .into_iter()
+            .map(|g| {
+                let version = self.version_where(|k| {
+                    let (module, groups) = self.canary(k)?;
+                    groups.contains(&g).then(|| format!("wasm:{} (canary)", &module.sha256[..12]))
+                });
+                (g, version)
+            })
+            .collect()
+    }
+}
+
+impl WasmPolicies {
+    /// The versions deciding, each kind's from `overrides` if it names one, else the active.
+    fn version_where(&self, overrides: impl Fn(Kind) -> Option<String>) -> String {
+        let active: Vec<Option<String>> = {
+            let slots = self.slots();
+            Kind::ALL.iter().map(|&k| slots[index(k)].active.as_ref().map(|m| m.sha256.clone())).collect()
+        };
+        Kind::ALL
+            .iter()
+            .zip(active)
+            .map(|(&k, active)| {
+                let who = overrides(k).unwrap_or_else(|| {
+                    active.map_or("built-in".to_string(), |sha| format!("wasm:{}", &sha[..12]))
+                });
+                format!("{}={who}", k.name())
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    fn priority_with(&self, scratch: &mut Scratch, snap: &Snapshot, now: Time) -> Vec<i64> {
         let (ctx, jobs) = scratch.inputs(snap, now);
         let call = |m: &Module| self.runtime.priority(m, &ctx, jobs);
         let mut scores =
@@ -259,8 +393,14 @@ impl Policies for WasmPolicies {
         scores
     }
 
-    fn quota(&self, snap: &Snapshot, now: Time, order: &[u32], ledger: &Ledger) -> Vec<Verdict> {
-        let mut scratch = self.scratch();
+    fn quota_with(
+        &self,
+        scratch: &mut Scratch,
+        snap: &Snapshot,
+        now: Time,
+        order: &[u32],
+        ledger: &Ledger,
+    ) -> Vec<Verdict> {
         let (ctx, jobs) = scratch.inputs(snap, now);
         let (quotas, loans) = convert::quotas_and_loans(snap, ledger);
         let call = |m: &Module| self.runtime.quota(m, &ctx, jobs, order, &quotas, &loans);
@@ -280,8 +420,7 @@ impl Policies for WasmPolicies {
         verdicts
     }
 
-    fn reclaim(&self, snap: &Snapshot, now: Time) -> Vec<i64> {
-        let mut scratch = self.scratch();
+    fn reclaim_with(&self, scratch: &mut Scratch, snap: &Snapshot, now: Time) -> Vec<i64> {
         let ctx = scratch.prepared.clone().unwrap_or_else(|| convert::context(snap, now));
         convert::allocations_into(&mut scratch.allocations, &snap.running, now);
         let allocations = &scratch.allocations;
@@ -299,30 +438,5 @@ impl Policies for WasmPolicies {
         }
         self.shadow(Kind::Reclaim, now, call, |theirs| shadow::reclaim(&scores, theirs));
         scores
-    }
-
-    fn begin_cycle(&self, snap: &Snapshot, now: Time) {
-        let mut scratch = self.scratch();
-        convert::jobs_into(&mut scratch.jobs, snap.pending.iter());
-        scratch.prepared = Some(convert::context(snap, now));
-    }
-
-    fn end_cycle(&self) {
-        self.scratch().prepared = None;
-    }
-
-    fn version(&self) -> String {
-        let slots = self.slots();
-        Kind::ALL
-            .iter()
-            .map(|&k| {
-                let who = slots[index(k)]
-                    .active
-                    .as_ref()
-                    .map_or("built-in".to_string(), |m| format!("wasm:{}", &m.sha256[..12]));
-                format!("{}={who}", k.name())
-            })
-            .collect::<Vec<_>>()
-            .join(",")
     }
 }

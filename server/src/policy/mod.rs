@@ -2,6 +2,7 @@
 //! components. The core sees only its `Policies` trait; generated bindings stay in
 //! `bindings` and `convert` (as zed's extension host keeps them from the editor).
 
+pub mod artifacts;
 mod bindings;
 pub mod build;
 pub mod call;

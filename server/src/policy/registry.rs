@@ -1,8 +1,10 @@
 //! Policy versions and their life: uploaded → validated → shadow | canary(groups) →
 //! active → retired (A3, O1, B2). Versions are content-addressed (sha256) and carry their
 //! author and change note; every transition is kept with who made it and why. Promotion
-//! takes two people: one asks, a different one approves. Rollback is one call.
-//! The server persists what this holds; the dispatcher's `WasmPolicies` follows it.
+//! and canaries (a policy change for some groups is still a change, B2) take two people:
+//! one asks, a different one approves, and the version's author never approves it.
+//! Rollback is one call. The server persists what this holds before applying it
+//! ([`Registry::detached`] rehearses a change); the dispatcher's `WasmPolicies` follows it.
 
 use std::sync::Arc;
 
@@ -51,6 +53,9 @@ pub struct Version {
     pub state: State,
     /// Who asked for promotion, waiting for a second person's approval (B2).
     pub promotion_requested_by: Option<String>,
+    /// Who asked for a canary, and for which groups, waiting for a second person (B2).
+    pub canary_requested_by: Option<String>,
+    pub canary_requested: Option<Vec<GroupId>>,
     pub history: Vec<Transition>,
     #[serde(skip)]
     module: Option<Arc<Module>>,
@@ -64,8 +69,12 @@ pub enum RegistryError {
     NotRunnable { sha256: String, state: String, action: &'static str },
     #[error("promotion of {0} was not requested")]
     NotRequested(String),
-    #[error("{0} asked for this promotion; a second person must approve it")]
+    #[error("{0} asked for this; a second person must approve it")]
     SamePerson(String),
+    #[error("{0} wrote this version; someone else must approve it")]
+    Author(String),
+    #[error("both a canary and a promotion of {0} wait for approval: say which (`action`)")]
+    Ambiguous(String),
     #[error("no earlier {0} version to roll back to")]
     NothingToRollBack(&'static str),
 }
@@ -84,7 +93,17 @@ pub struct Stored {
     pub note: String,
     pub state: State,
     pub promotion_requested_by: Option<String>,
+    pub canary_requested_by: Option<String>,
+    pub canary_requested: Option<Vec<GroupId>>,
     pub history: Vec<Transition>,
+}
+
+/// What an approval approves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Approval {
+    Canary,
+    Promotion,
 }
 
 impl State {
@@ -122,6 +141,16 @@ impl Registry {
         &self.versions
     }
 
+    /// A copy whose changes reach no dispatcher: a change is made here first, stored, and
+    /// only then made on the real registry, so what runs never gets ahead of the records.
+    pub fn detached(&self) -> Registry {
+        Registry {
+            runtime: self.runtime.clone(),
+            policies: Arc::new(WasmPolicies::new(self.runtime.clone())),
+            versions: self.versions.clone(),
+        }
+    }
+
     pub fn get(&self, sha256: &str) -> Option<&Version> {
         self.versions.iter().find(|v| v.sha256 == sha256)
     }
@@ -149,6 +178,8 @@ impl Registry {
             note: note.into(),
             state,
             promotion_requested_by: None,
+            canary_requested_by: None,
+            canary_requested: None,
             history,
             module,
         });
@@ -199,18 +230,17 @@ impl Registry {
         Ok(())
     }
 
-    pub fn canary(
+    /// First step of a canary: someone asks for these groups.
+    pub fn request_canary(
         &mut self,
         sha256: &str,
         groups: Vec<GroupId>,
         by: &str,
-        at: Time,
     ) -> Result<(), RegistryError> {
         let i = self.index(sha256)?;
-        let module = self.runnable(i, "canary")?;
-        self.demote_others(module.kind, |s| matches!(s, State::Canary { .. }), i, by, at);
-        self.policies.set_canary(module.kind, Some((module, groups.clone())));
-        self.move_to(i, State::Canary { groups }, by, at, "canary for chosen groups");
+        self.runnable(i, "canary")?;
+        self.versions[i].canary_requested_by = Some(by.into());
+        self.versions[i].canary_requested = Some(groups);
         Ok(())
     }
 
@@ -222,21 +252,64 @@ impl Registry {
         Ok(())
     }
 
-    /// Second step: a different person approves, and the version becomes active.
-    pub fn approve_promotion(
+    /// Second step: a person who neither asked nor wrote the version approves what was
+    /// asked (`what`, or the one request waiting).
+    pub fn approve(
         &mut self,
         sha256: &str,
+        what: Option<Approval>,
+        by: &str,
+        at: Time,
+        note: &str,
+    ) -> Result<Approval, RegistryError> {
+        let i = self.index(sha256)?;
+        let v = &self.versions[i];
+        let what = match (what, v.canary_requested_by.is_some(), v.promotion_requested_by.is_some()) {
+            (Some(w), ..) => w,
+            (None, true, true) => return Err(RegistryError::Ambiguous(sha256.into())),
+            (None, true, false) => Approval::Canary,
+            (None, false, _) => Approval::Promotion,
+        };
+        let asker = match what {
+            Approval::Canary => &v.canary_requested_by,
+            Approval::Promotion => &v.promotion_requested_by,
+        };
+        match asker {
+            None => return Err(RegistryError::NotRequested(sha256.into())),
+            Some(asker) if asker == by => return Err(RegistryError::SamePerson(asker.clone())),
+            Some(_) if v.author == by => return Err(RegistryError::Author(by.into())),
+            Some(_) => {}
+        }
+        match what {
+            Approval::Canary => {
+                let groups = self.versions[i].canary_requested.take().unwrap_or_default();
+                self.versions[i].canary_requested_by = None;
+                self.canary(i, groups, by, at, note)?;
+            }
+            Approval::Promotion => self.promote(i, by, at, note)?,
+        }
+        Ok(what)
+    }
+
+    fn canary(
+        &mut self,
+        i: usize,
+        groups: Vec<GroupId>,
         by: &str,
         at: Time,
         note: &str,
     ) -> Result<(), RegistryError> {
-        let i = self.index(sha256)?;
+        let module = self.runnable(i, "canary")?;
+        self.demote_others(module.kind, |s| matches!(s, State::Canary { .. }), i, by, at);
+        self.policies.set_canary(module.kind, Some((module, groups.clone())));
+        let note = if note.is_empty() { "canary for chosen groups" } else { note };
+        self.move_to(i, State::Canary { groups }, by, at, note);
+        Ok(())
+    }
+
+    /// The version becomes active.
+    fn promote(&mut self, i: usize, by: &str, at: Time, note: &str) -> Result<(), RegistryError> {
         let module = self.runnable(i, "promotion")?;
-        match &self.versions[i].promotion_requested_by {
-            None => return Err(RegistryError::NotRequested(sha256.into())),
-            Some(asker) if asker == by => return Err(RegistryError::SamePerson(asker.clone())),
-            Some(_) => {}
-        }
         let kind = module.kind;
         // The version it replaces stays the dispatcher's fallback and rollback target.
         self.demote_to_retired(kind, i, by, at, "replaced by a newer version");
@@ -304,6 +377,8 @@ impl Registry {
             note: stored.note,
             state: stored.state,
             promotion_requested_by: stored.promotion_requested_by,
+            canary_requested_by: stored.canary_requested_by,
+            canary_requested: stored.canary_requested,
             history: stored.history,
             module,
         });

@@ -5,7 +5,6 @@
 //! Modules are compiled once, keyed by sha256, and pre-instantiated.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -15,6 +14,7 @@ use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, PoolingAllocationConfig, Store, StoreLimits, StoreLimitsBuilder};
 
 use crate::policy::Kind;
+use crate::policy::artifacts::ArtifactCache;
 use crate::policy::bindings::{priority, quota, reclaim};
 
 /// The interface versions this host loads.
@@ -63,8 +63,9 @@ pub struct Runtime {
     pub limits: Limits,
     tick: Duration,
     compiled: Mutex<HashMap<String, Arc<Module>>>,
-    /// Where precompiled artifacts are kept between runs, if anywhere.
-    artifacts: Option<PathBuf>,
+    /// Where precompiled artifacts are kept between runs, if anywhere (signed: see
+    /// [`ArtifactCache`]).
+    artifacts: Option<ArtifactCache>,
     stop: Arc<AtomicBool>,
 }
 
@@ -79,7 +80,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 impl Runtime {
-    pub fn new(limits: Limits, artifacts: Option<PathBuf>) -> wasmtime::Result<Runtime> {
+    pub fn new(limits: Limits, artifacts: Option<ArtifactCache>) -> wasmtime::Result<Runtime> {
         let mut pool = PoolingAllocationConfig::default();
         pool.total_component_instances(64)
             .total_core_instances(64)
@@ -106,8 +107,8 @@ impl Runtime {
                 ticker_engine.increment_epoch();
             }
         })?;
-        if let Some(dir) = &artifacts {
-            std::fs::create_dir_all(dir)?;
+        if let Some(cache) = &artifacts {
+            cache.prepare()?;
         }
         let mut linker = Linker::new(&engine);
         // The shared types interface is imported for its types alone; it has nothing to
@@ -175,20 +176,17 @@ impl Runtime {
     }
 
     fn compile(&self, sha256: &str, bytes: &[u8]) -> wasmtime::Result<Component> {
-        let Some(dir) = &self.artifacts else { return Component::new(&self.engine, bytes) };
-        let path = dir.join(format!("{sha256}.cwasm"));
-        if path.is_file() {
-            // SAFETY: the artifact was written by `Component::serialize` of an engine of
-            // this build; wasmtime checks the engine's compatibility hash before use, and
-            // the file name is the sha256 of the module it was compiled from.
-            if let Ok(c) = unsafe { Component::deserialize_file(&self.engine, &path) } {
+        let Some(cache) = &self.artifacts else { return Component::new(&self.engine, bytes) };
+        if let Some(artifact) = cache.read(sha256) {
+            // SAFETY: the artifact's MAC proves this server (holder of the secret) wrote it
+            // with `Component::serialize` for the module `sha256`; wasmtime also checks
+            // the engine's compatibility hash before use. Anything else was recompiled.
+            if let Ok(c) = unsafe { Component::deserialize(&self.engine, &artifact) } {
                 return Ok(c);
             }
         }
         let component = Component::new(&self.engine, bytes)?;
-        let tmp = dir.join(format!("{sha256}.cwasm.tmp"));
-        std::fs::write(&tmp, component.serialize()?)?;
-        std::fs::rename(&tmp, &path)?;
+        cache.write(sha256, &component.serialize()?)?;
         Ok(component)
     }
 

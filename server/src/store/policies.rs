@@ -18,8 +18,8 @@ impl Store {
     /// Every stored version with its history, oldest upload first.
     pub async fn policy_versions(&self) -> Result<Vec<Stored>, StoreError> {
         let rows = sqlx::query(
-            "SELECT sha256, author, note, detail, promotion_requested_by, module FROM policy_versions \
-             ORDER BY uploaded_at, sha256",
+            "SELECT sha256, author, note, detail, promotion_requested_by, module, canary_requested_by, \
+             canary_requested FROM policy_versions ORDER BY uploaded_at, sha256",
         )
         .fetch_all(&self.pool)
         .await?;
@@ -49,6 +49,12 @@ impl Store {
                 note: r.try_get(2)?,
                 state,
                 promotion_requested_by: r.try_get(4)?,
+                canary_requested_by: r.try_get(6)?,
+                canary_requested: r
+                    .try_get::<Option<String>, _>(7)?
+                    .map(|g| serde_json::from_str(&g))
+                    .transpose()
+                    .map_err(|e| corrupt(&sha, e))?,
                 history,
             });
         }
@@ -87,11 +93,14 @@ impl Store {
         }
         for v in versions {
             sqlx::query(
-                "UPDATE policy_versions SET state = $1, detail = $2, promotion_requested_by = $3 WHERE sha256 = $4",
+                "UPDATE policy_versions SET state = $1, detail = $2, promotion_requested_by = $3, \
+                 canary_requested_by = $4, canary_requested = $5 WHERE sha256 = $6",
             )
             .bind(v.state.name())
             .bind(to_json(&v.state))
             .bind(v.promotion_requested_by.as_deref())
+            .bind(v.canary_requested_by.as_deref())
+            .bind(v.canary_requested.as_ref().map(to_json))
             .bind(&v.sha256)
             .execute(&mut *tx)
             .await?;

@@ -40,7 +40,8 @@ use victims::Claim;
 
 /// Runs one dispatch cycle over `snap` at time `now`.
 pub fn plan(snap: &Snapshot, now: Time, policies: &dyn Policies) -> Plan {
-    let mut out = Plan { policy: policies.version(), ..Plan::default() };
+    let mut out =
+        Plan { policy: policies.version(), policy_by_group: policies.versions_by_group(), ..Plan::default() };
 
     // 1. Views.
     let caps = ModelCaps::new(snap);

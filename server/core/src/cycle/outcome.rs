@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cycle::Reservation;
-use crate::model::{Borrow, JobId, Slot, Time};
+use crate::model::{Borrow, GroupId, JobId, Slot, Time};
 use crate::reason::{PreemptReason, Reason};
 
 /// A job to start now on these GPUs.
@@ -53,6 +53,13 @@ pub struct Hold {
     pub reason: Reason,
 }
 
+impl Plan {
+    /// The policy versions that decided for a job of `group` (D3).
+    pub fn policy_for(&self, group: GroupId) -> &str {
+        self.policy_by_group.iter().find(|(g, _)| *g == group).map_or(&self.policy, |(_, v)| v)
+    }
+}
+
 /// The outcome of one cycle.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
@@ -67,6 +74,9 @@ pub struct Plan {
     pub retry_at: Option<Time>,
     /// The policy versions that decided (D3).
     pub policy: String,
+    /// Groups for which other versions decided (a canary), and those versions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub policy_by_group: Vec<(GroupId, String)>,
     /// Policy answers the cycle refused and replaced with the built-in policy's.
     pub policy_faults: Vec<String>,
 }

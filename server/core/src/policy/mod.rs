@@ -10,7 +10,7 @@ pub use native::{FifoPriority, NativePolicies, NativePriority, NativeQuota, Nati
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Borrow, Time};
+use crate::model::{Borrow, GroupId, Time};
 use crate::quota::Ledger;
 use crate::reason::Reason;
 use crate::snapshot::Snapshot;
@@ -42,6 +42,12 @@ pub trait Policies {
 
     /// Names the versions deciding, for dispatch receipts (D3).
     fn version(&self) -> String;
+
+    /// Groups for which other versions decide (a canary, O1), and those versions named
+    /// as [`Policies::version`] names them: a receipt names what decided for its job.
+    fn versions_by_group(&self) -> Vec<(GroupId, String)> {
+        Vec::new()
+    }
 
     /// Called by `plan()` before the other methods, with the snapshot all of them will
     /// see: an implementation may prepare once what its calls share (the WASM host
