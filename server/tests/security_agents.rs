@@ -350,6 +350,11 @@ echo "end $(now) alloc=$TIDEPOOL_ALLOCATION_ID done" >> trace; rmdir lock"#;
     assert_ne!(lines[0][2], lines[2][2], "two allocations: {trace}");
     let at = |l: &[&str]| l[1].parse::<f64>().unwrap();
     assert!(at(&lines[1]) < at(&lines[2]), "the first run ended before the second began: {trace}");
+    eprintln!(
+        "fence: the cut-off run ended {:.1} s after it started, {:.1} s before the requeued run began",
+        at(&lines[1]) - at(&lines[0]),
+        at(&lines[2]) - at(&lines[1])
+    );
     assert!(c.agent_errors().contains("stopping every job"), "the agent fenced itself: {}", c.agent_errors());
     assert!(!c.events("node-lost").is_empty());
 }

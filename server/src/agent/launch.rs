@@ -49,6 +49,7 @@ const REFUSED: &[&str] = &[
     "RES_OPTIONS",
     "TMPDIR",
     "TZDIR",
+    "GLIBC_TUNABLES",
     "HOME",
     "CUDA_VISIBLE_DEVICES",
 ];
@@ -262,9 +263,16 @@ mod tests {
 
     #[test]
     fn loader_and_tidepool_variables_are_refused() {
-        for k in
-            ["LD_PRELOAD", "LD_LIBRARY_PATH", "TIDEPOOL_NODE_TOKEN", "GCONV_PATH", "HOME", "A B", "1X", ""]
-        {
+        for k in [
+            "LD_PRELOAD",
+            "LD_LIBRARY_PATH",
+            "TIDEPOOL_NODE_TOKEN",
+            "GLIBC_TUNABLES",
+            "HOME",
+            "A B",
+            "1X",
+            "",
+        ] {
             assert!(refused(k).is_some(), "{k}");
         }
         for k in ["EPOCHS", "NCCL_DEBUG", "PATH", "_x1"] {
