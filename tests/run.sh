@@ -41,6 +41,10 @@ eval "$pg_env"
 trap 'tests/postgres.sh stop "$TIDEPOOL_PGDIR"' EXIT
 
 echo "== tests"
+# Jobs run in bubblewrap sandboxes, or in images under podman (runc; busybox for the test image).
+if ! command -v bwrap >/dev/null || ! command -v podman >/dev/null || ! command -v runc >/dev/null || ! command -v busybox >/dev/null; then
+  (apt-get update -qq && apt-get install -y -qq bubblewrap podman runc busybox-static >/dev/null) >&2
+fi
 cargo test --workspace --locked
 
 echo "== the web app in a browser"

@@ -113,6 +113,35 @@ pub struct AgentArgs {
     /// Longest wait of one sync for news, in seconds (the heartbeat is at least this often).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=60))]
     pub wait_s: u64,
+    /// Where jobs get their working folders (never inside the state folder); default:
+    /// `STATE_DIR-jobs`, beside the state folder.
+    #[arg(long)]
+    pub jobs_root: Option<PathBuf>,
+    /// The account jobs run as (the agent must be root to use another account).
+    #[arg(long)]
+    pub run_as: Option<String>,
+    /// Accounts per Tidepool group or user, `GROUP=ACCOUNT,user:NAME=ACCOUNT,…`, or
+    /// `@FILE` with one mapping a line; a job neither names runs as `--run-as`.
+    #[arg(long)]
+    pub run_as_map: Option<String>,
+    /// How jobs without an image are confined: bubblewrap (`auto`: when installed), or
+    /// plain processes.
+    #[arg(long, value_enum, default_value_t = SandboxKind::Auto)]
+    pub sandbox: SandboxKind,
+    /// Let jobs reach the network (by default a sandboxed job has none).
+    #[arg(long)]
+    pub job_network: bool,
+}
+
+/// How an agent confines a job that names no image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SandboxKind {
+    /// bubblewrap when it is installed, else plain processes (with a warning).
+    Auto,
+    /// bubblewrap, or the agent refuses to start.
+    Bwrap,
+    /// Plain processes: no confinement beyond the account.
+    None,
 }
 
 #[derive(Debug, clap::Args)]

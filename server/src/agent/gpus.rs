@@ -67,12 +67,7 @@ impl Gpus {
         match self {
             Gpus::Fake { count, .. } => (0..*count)
                 .map(|i| {
-                    let util = busy.get(&i).map_or(0, |file| {
-                        std::fs::read_to_string(file)
-                            .ok()
-                            .and_then(|s| s.trim().parse::<u8>().ok())
-                            .unwrap_or(100)
-                    });
+                    let util = busy.get(&i).map_or(0, |file| read_util(file).unwrap_or(100));
                     let memory_used_mb = if busy.contains_key(&i) { FAKE_MEMORY_MB / 2 } else { 0 };
                     GpuSample { index: i, util_pct: util.min(100), memory_used_mb }
                 })
@@ -89,4 +84,22 @@ impl Gpus {
                 .collect(),
         }
     }
+}
+
+/// A percentage a job wrote to its utilisation file. The file is the job's: a link, a
+/// pipe or a huge file must not make the agent read anything else, block or fill memory.
+fn read_util(file: &std::path::Path) -> Option<u8> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(file)
+        .ok()?;
+    if !f.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    f.take(16).read_to_string(&mut text).ok()?;
+    text.trim().parse::<u8>().ok()
 }

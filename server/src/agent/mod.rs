@@ -4,43 +4,66 @@
 //! for news (long poll) but is cut short the moment a local process ends, so a finished
 //! job's GPUs are reported free at once (R1). What it runs is remembered in its state
 //! folder: after a restart it kills what it had left running and says so, so nothing
-//! runs twice.
+//! runs twice. Cut off from the server for the lost-node interval, it stops its jobs
+//! itself (self-fencing, finding 4): the server requeues them only after that.
+//!
+//! Jobs are untrusted (finding 1): each starts from an empty environment, in its own
+//! folder under the jobs root, confined as `setup` chose (see `launch`).
 
+pub mod accounts;
 pub mod client;
 mod gpus;
+pub mod launch;
+mod logs;
 mod procs;
+mod setup;
 pub mod shim;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use crate::cli::AgentArgs;
 use crate::fleet::protocol::{Finished, LogChunk, Orders, Outcome, Register, Registered, Report};
 use client::Client;
 use gpus::Gpus;
+use logs::{LogTail, REPORT_BUDGET, encoded_len};
 use procs::{Proc, Remembered, signal_group, still_ours};
+use setup::Setup;
 
 /// How often local processes are checked while a sync waits.
 const TICK: Duration = Duration::from_millis(100);
-const LOG_CHUNK: usize = 32 * 1024;
+/// How long an answer may take beyond the wait the server was asked for.
+const ANSWER_MARGIN: Duration = Duration::from_secs(10);
 
 pub fn run(args: &AgentArgs) -> Result<String, String> {
     let token = match &args.token {
-        Some(t) => t.clone(),
+        Some(t) => {
+            eprintln!(
+                "agent: warning: --token is visible to every process on the node; prefer TIDEPOOL_NODE_TOKEN"
+            );
+            t.clone()
+        }
         None => std::env::var("TIDEPOOL_NODE_TOKEN")
             .map_err(|_| "give --token or TIDEPOOL_NODE_TOKEN".to_string())?,
     };
+    // SAFETY: prctl(PR_SET_DUMPABLE) only changes this process's attribute. Not dumpable:
+    // no process of the same account reads the agent's memory or environment (the token).
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0);
+    }
     let gpus = Gpus::discover(args.fake_gpus.as_deref())?;
     let client = Client::new(&args.server, token)?;
-    std::fs::create_dir_all(&args.state_dir).map_err(|e| format!("{}: {e}", args.state_dir.display()))?;
+    let setup = Setup::new(args)?;
+    println!("agent: {}", setup.describe());
     let runtime =
         tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
-    runtime.block_on(Agent::new(args, gpus, client).run())
+    runtime.block_on(Agent::new(args, setup, gpus, client).run())
 }
 
 struct Agent<'a> {
     args: &'a AgentArgs,
+    setup: Setup,
     gpus: Gpus,
     client: Client,
     procs: BTreeMap<i64, Proc>,
@@ -48,36 +71,57 @@ struct Agent<'a> {
     finished: Vec<Finished>,
     /// Log output read but not yet acknowledged by a sync.
     logs: Vec<LogChunk>,
-    /// The server's grace period, for time limits.
+    /// The output of ended processes not yet read.
+    ended: Vec<LogTail>,
+    /// The server's grace period, for time limits and fencing.
     grace: Duration,
-}
-
-fn state_file(dir: &Path) -> PathBuf {
-    dir.join("running.json")
+    /// No sync through for this long: stop every job (`None`: the server sets none).
+    lost_after: Option<Duration>,
+    /// When the last sync (or registration) that got through was sent.
+    last_ok_sent: Instant,
+    wait_s: u64,
+    /// Failed reports in a row that carried logs.
+    log_failures: u32,
 }
 
 impl<'a> Agent<'a> {
-    fn new(args: &'a AgentArgs, gpus: Gpus, client: Client) -> Agent<'a> {
+    fn new(args: &'a AgentArgs, setup: Setup, gpus: Gpus, client: Client) -> Agent<'a> {
         Agent {
             args,
+            setup,
             gpus,
             client,
             procs: BTreeMap::new(),
             finished: Vec::new(),
             logs: Vec::new(),
+            ended: Vec::new(),
             grace: Duration::from_secs(30),
+            lost_after: None,
+            last_ok_sent: Instant::now(),
+            wait_s: args.wait_s,
+            log_failures: 0,
         }
+    }
+
+    fn state_file(&self) -> PathBuf {
+        self.setup.state_dir.join("running.json")
     }
 
     /// Kills what a previous run of this agent left running, to report it abandoned.
     fn clean_up_leftovers(&mut self) {
-        let file = state_file(&self.args.state_dir);
-        let left: Vec<Remembered> =
-            std::fs::read(&file).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+        let left: Vec<Remembered> = std::fs::read(self.state_file())
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
         for r in left {
             if still_ours(r.pgid, r.fence) {
                 signal_group(r.pgid, libc::SIGKILL);
             }
+            if let Some(name) = &r.container {
+                self.setup.remove_container(name);
+            }
+            let _ =
+                std::fs::remove_dir_all(self.setup.jobs_root.join(format!("alloc-{}", r.fence.allocation)));
             self.finished.push(Finished {
                 fence: r.fence,
                 outcome: Outcome::Abandoned,
@@ -89,43 +133,54 @@ impl<'a> Agent<'a> {
     }
 
     fn remember(&self) {
-        let now: Vec<Remembered> =
-            self.procs.values().map(|p| Remembered { fence: p.fence, pgid: p.pgid }).collect();
-        let file = state_file(&self.args.state_dir);
+        let now: Vec<Remembered> = self.procs.values().map(Proc::remembered).collect();
+        let file = self.state_file();
         if let Err(e) = std::fs::write(&file, serde_json::to_vec(&now).unwrap_or_default()) {
             eprintln!("agent: cannot write {}: {e}", file.display());
         }
     }
 
-    async fn register(&self) -> Registered {
-        let inventory = match self.gpus.inventory() {
-            Ok(i) => i,
-            Err(e) => {
-                eprintln!("agent: cannot read the GPUs: {e}");
-                Vec::new()
-            }
-        };
+    /// Registers once; the answer, or why not.
+    async fn register_once(&mut self) -> Result<Registered, String> {
+        let inventory = self.gpus.inventory().unwrap_or_else(|e| {
+            eprintln!("agent: cannot read the GPUs: {e}");
+            Vec::new()
+        });
         let body = Register { pool: self.args.pool.clone(), gpus: inventory };
-        loop {
-            match self.client.post::<_, Registered>("/api/agent/register", &body).await {
-                Ok(r) => return r,
-                Err(e) => eprintln!("agent: register: {e}; retrying"),
-            }
-            tokio::time::sleep(Duration::from_secs(1)).await;
-        }
+        let sent = Instant::now();
+        let me: Registered = self
+            .client
+            .post_within("/api/agent/register", &body, ANSWER_MARGIN)
+            .await
+            .map_err(|f| f.message)?;
+        self.last_ok_sent = sent;
+        self.grace = Duration::from_secs(me.grace_s);
+        self.lost_after = (me.lost_after_s > 0).then(|| Duration::from_secs(me.lost_after_s));
+        // A long poll never outlasts a third of the fence interval.
+        let fence_cap = if me.lost_after_s > 0 { me.lost_after_s / 3 } else { u64::MAX };
+        self.wait_s = self.args.wait_s.min(me.wait_max_s).min(fence_cap);
+        Ok(me)
     }
 
     async fn run(mut self) -> Result<String, String> {
         self.clean_up_leftovers();
-        let me = self.register().await;
-        self.grace = Duration::from_secs(me.grace_s);
+        let me = loop {
+            match self.register_once().await {
+                Ok(me) => break me,
+                Err(e) => eprintln!("agent: register: {e}; retrying"),
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        };
         println!("agent: node {} registered (id {})", me.name, me.node_id);
         loop {
             self.poll_procs();
             let report = self.report();
             let (sent_finished, sent_logs) = (report.finished.len(), report.logs.len());
+            let timeout = Duration::from_secs(report.wait_s) + ANSWER_MARGIN;
             let client = self.client.clone();
-            let sync = async move { client.post::<_, Orders>("/api/agent/sync", &report).await };
+            let sent = Instant::now();
+            let sync =
+                async move { client.post_within::<_, Orders>("/api/agent/sync", &report, timeout).await };
             tokio::pin!(sync);
             // Wait for the answer, but report a process's end at once.
             let answer = loop {
@@ -139,33 +194,69 @@ impl<'a> Agent<'a> {
             match answer {
                 None => continue,
                 Some(Ok(orders)) => {
+                    self.last_ok_sent = sent;
+                    self.log_failures = 0;
                     self.finished.drain(..sent_finished);
                     self.logs.drain(..sent_logs);
                     self.obey(orders);
                 }
-                Some(Err(e)) => {
-                    eprintln!("agent: sync: {e}");
-                    if e.contains("register first") {
-                        self.register().await;
+                Some(Err(f)) => {
+                    eprintln!("agent: sync: {f}");
+                    if sent_logs > 0 && f.status.is_some() {
+                        self.log_failures += 1;
+                        // A report the server answers but will not take must not be sent
+                        // forever: the logs in it go (their chunks are the likely cause).
+                        let refused =
+                            f.status.is_some_and(|s| (400..500).contains(&s) && s != 401 && s != 409);
+                        if refused || self.log_failures >= 3 {
+                            eprintln!("agent: dropping {sent_logs} log chunks the server does not take");
+                            self.logs.drain(..sent_logs);
+                            self.log_failures = 0;
+                        }
                     }
-                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    if f.message.contains("register first")
+                        && let Err(e) = self.register_once().await
+                    {
+                        eprintln!("agent: register: {e}");
+                    }
+                    self.pause(Duration::from_secs(1)).await;
                 }
             }
         }
     }
 
-    /// Polls every process; true if one ended.
+    /// Waits, still watching the jobs (and the fence deadline).
+    async fn pause(&mut self, how_long: Duration) {
+        let until = Instant::now() + how_long;
+        while Instant::now() < until {
+            tokio::time::sleep(TICK).await;
+            if self.poll_procs() {
+                return;
+            }
+        }
+    }
+
+    /// Polls every process, and fences them all if no sync got through for the lost-node
+    /// interval; true if one ended.
     fn poll_procs(&mut self) -> bool {
+        if let Some(lost) = self.lost_after
+            && self.last_ok_sent.elapsed() >= lost
+            && self.procs.values().any(|p| !p.stopping())
+        {
+            eprintln!(
+                "agent: no sync got through for {} s: stopping every job before the server requeues it",
+                lost.as_secs()
+            );
+            for p in self.procs.values_mut() {
+                p.stop(Outcome::Stopped, self.grace);
+            }
+        }
         let grace = self.grace;
-        let ended: Vec<Finished> = self.procs.values_mut().filter_map(|p| p.poll(grace)).collect();
+        let setup = &self.setup;
+        let ended: Vec<Finished> = self.procs.values_mut().filter_map(|p| p.poll(grace, setup)).collect();
         for f in &ended {
-            if let Some(mut p) = self.procs.remove(&f.fence.allocation) {
-                let _ = std::fs::remove_file(&p.util_file);
-                // What it printed last goes with the report of its end.
-                while let Some((text, n)) = p.unsent_log(LOG_CHUNK) {
-                    self.logs.push(LogChunk { fence: p.fence, offset: p.log_sent, text });
-                    p.log_sent += n;
-                }
+            if let Some(p) = self.procs.remove(&f.fence.allocation) {
+                self.ended.push(p.log);
             }
         }
         let any = !ended.is_empty();
@@ -176,23 +267,65 @@ impl<'a> Agent<'a> {
         any
     }
 
-    fn report(&mut self) -> Report {
-        let busy: HashMap<u8, PathBuf> =
-            self.procs.values().flat_map(|p| p.gpus.iter().map(|g| (*g, p.util_file.clone()))).collect();
-        for p in self.procs.values_mut() {
-            if let Some((text, n)) = p.unsent_log(LOG_CHUNK) {
-                self.logs.push(LogChunk { fence: p.fence, offset: p.log_sent, text });
-                p.log_sent += n;
+    /// Reads output up to the report budget, ended processes first.
+    fn read_logs(&mut self) -> bool {
+        let mut total: usize = self.logs.iter().map(encoded_len).sum();
+        let mut full = false;
+        for (tail, ended) in self
+            .ended
+            .iter_mut()
+            .map(|t| (t, true))
+            .chain(self.procs.values_mut().map(|p| (&mut p.log, false)))
+        {
+            while total < REPORT_BUDGET {
+                match tail.next(ended) {
+                    Some(chunk) => {
+                        total += encoded_len(&chunk);
+                        self.logs.push(chunk);
+                    }
+                    None => break,
+                }
             }
+            full |= total >= REPORT_BUDGET;
         }
-        // A report stays under the server's body limit; the rest goes next time.
-        let logs: Vec<LogChunk> = self.logs.iter().take(4).cloned().collect();
+        // An ended process's output read to the end is no longer needed on disk.
+        self.ended.retain(|t| {
+            let len = std::fs::metadata(&t.file).map_or(0, |m| m.len());
+            let done = t.read >= len;
+            if done {
+                let _ = std::fs::remove_file(&t.file);
+            }
+            !done
+        });
+        full
+    }
+
+    fn report(&mut self) -> Report {
+        let busy: HashMap<u8, PathBuf> = self
+            .procs
+            .values()
+            .filter_map(|p| Some((p, p.util_file.clone()?)))
+            .flat_map(|(p, file)| p.gpus.iter().map(move |g| (*g, file.clone())))
+            .collect();
+        let full = self.read_logs();
+        // A report stays well under the server's body limit; the rest goes next time.
+        let mut size = 0;
+        let take = self
+            .logs
+            .iter()
+            .enumerate()
+            .take_while(|(k, c)| {
+                size += encoded_len(c);
+                *k == 0 || size <= REPORT_BUDGET
+            })
+            .count();
+        let more = full || take < self.logs.len();
         Report {
             gpus: self.gpus.sample(&busy),
             running: self.procs.values().map(|p| p.fence).collect(),
             finished: self.finished.clone(),
-            logs,
-            wait_s: if self.finished.is_empty() { self.args.wait_s } else { 0 },
+            logs: self.logs[..take].to_vec(),
+            wait_s: if self.finished.is_empty() && !more { self.wait_s } else { 0 },
         }
     }
 
@@ -211,12 +344,15 @@ impl<'a> Agent<'a> {
             {
                 continue;
             }
-            match Proc::spawn(&a, &self.args.state_dir, &self.args.checkpoint_root) {
+            match Proc::spawn(&a, &self.setup) {
                 Ok(p) => {
                     self.procs.insert(a.fence.allocation, p);
                 }
                 Err(e) => {
                     eprintln!("agent: job {}: {e}", a.job);
+                    // Its owner reads why in the job's log.
+                    let text = format!("tidepool agent: the job could not start: {e}\n");
+                    self.logs.push(LogChunk { fence: a.fence, offset: 0, text });
                     self.finished.push(Finished {
                         fence: a.fence,
                         outcome: Outcome::FailedToStart,

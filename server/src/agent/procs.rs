@@ -1,14 +1,21 @@
-//! A job's process on this node: started in its own process group (so a stop reaches
-//! everything it started), with its GPUs, job id, checkpoint folder and resume flag in
-//! the environment, its output in a log file. Stopping is SIGTERM, the grace period to
-//! checkpoint, then SIGKILL; a time limit stops it the same way.
+//! A job's process on this node: the shim, leading its own session and process group (so
+//! a stop reaches everything it started), running the job as `launch` built it, its output
+//! in a log file only the agent reads. Stopping is SIGTERM, the grace period to
+//! checkpoint, then SIGKILL (and the job's container removed); a time limit and the
+//! agent's self-fencing stop it the same way.
 
-use std::path::{Path, PathBuf};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::agent::accounts::Account;
+use crate::agent::launch::JobDirs;
+use crate::agent::logs::LogTail;
+use crate::agent::setup::Setup;
+use crate::agent::shim;
 use crate::fleet::protocol::{Assignment, Fence, Finished, Outcome};
 
 /// What the agent remembers across its own restarts: the process groups it started.
@@ -16,26 +23,54 @@ use crate::fleet::protocol::{Assignment, Fence, Finished, Outcome};
 pub struct Remembered {
     pub fence: Fence,
     pub pgid: i32,
+    /// The job's podman container, if it has one.
+    #[serde(default)]
+    pub container: Option<String>,
 }
 
 pub struct Proc {
     pub fence: Fence,
     pub gpus: Vec<u8>,
-    pub util_file: PathBuf,
-    pub log_file: PathBuf,
-    /// Bytes of the log already sent.
-    pub log_sent: u64,
+    /// The fake-GPU utilisation file, in the job's working folder.
+    pub util_file: Option<PathBuf>,
+    pub log: LogTail,
+    pub work: PathBuf,
+    pub container: Option<String>,
     child: tokio::process::Child,
     pub pgid: i32,
     deadline: Option<Instant>,
     /// When SIGTERM went out, why, and the grace given.
     stopping: Option<(Instant, Outcome, Duration)>,
+    killed: bool,
 }
 
 pub fn signal_group(pgid: i32, signal: i32) {
     // SAFETY: kill(2) on a process group we started; a group that has exited gives ESRCH.
     unsafe {
         libc::kill(-pgid, signal);
+    }
+}
+
+/// SIGTERM to the job: every process of its group but the shim and bubblewrap's own.
+/// bwrap dies of SIGTERM, and its sandbox with it (SIGKILL, --die-with-parent), before the
+/// job could checkpoint; spared, it exits once the job has.
+pub fn terminate(pgid: i32) {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return signal_group(pgid, libc::SIGTERM);
+    };
+    for entry in procs.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses.
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else { continue };
+        let comm = &stat[open + 1..close];
+        let group = stat[close + 1..].split_whitespace().nth(2).and_then(|g| g.parse::<i32>().ok());
+        if group == Some(pgid) && pid != pgid && comm != "bwrap" {
+            // SAFETY: kill(2) on a process of the job's group; one that has exited gives ESRCH.
+            unsafe {
+                libc::kill(pid, libc::SIGTERM);
+            }
+        }
     }
 }
 
@@ -47,73 +82,104 @@ pub fn still_ours(pgid: i32, fence: Fence) -> bool {
 }
 
 impl Proc {
-    pub fn spawn(a: &Assignment, state_dir: &Path, checkpoint_root: &Path) -> Result<Proc, String> {
-        let checkpoint = checkpoint_root.join(&a.checkpoint);
-        std::fs::create_dir_all(&checkpoint).map_err(|e| format!("{}: {e}", checkpoint.display()))?;
-        let logs = state_dir.join("logs");
-        let util = state_dir.join("util");
-        for dir in [&logs, &util] {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        }
-        let log_file = logs.join(format!("job-{}-{}.log", a.job, a.fence.allocation));
-        let util_file = util.join(a.fence.allocation.to_string());
-        let _ = std::fs::remove_file(&util_file);
-        let out = std::fs::File::create(&log_file).map_err(|e| format!("{}: {e}", log_file.display()))?;
+    pub fn spawn(a: &Assignment, setup: &Setup) -> Result<Proc, String> {
+        let account = setup.accounts.for_job(a.group.as_deref(), a.user.as_deref());
+        let dirs = setup.folders(a, account)?;
+        let work = dirs.work.clone();
+        // A job that cannot start leaves no folder behind.
+        Proc::start(a, setup, dirs, account).inspect_err(|_| {
+            let _ = std::fs::remove_dir_all(&work);
+        })
+    }
+
+    fn start(
+        a: &Assignment,
+        setup: &Setup,
+        dirs: JobDirs,
+        account: Option<&Account>,
+    ) -> Result<Proc, String> {
+        let launch = setup.launch(a, &dirs, account)?;
+        let log_file = setup.logs.join(format!("alloc-{}.log", a.fence.allocation));
+        let out = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&log_file)
+            .map_err(|e| format!("{}: {e}", log_file.display()))?;
         let err = out.try_clone().map_err(|e| e.to_string())?;
-        let visible: Vec<String> = a.gpus.iter().map(u8::to_string).collect();
-        let shim = std::env::current_exe().map_err(|e| format!("cannot find the agent's binary: {e}"))?;
-        let mut command = tokio::process::Command::new(shim);
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find the agent's binary: {e}"))?;
+        let mut command = tokio::process::Command::new(exe);
         command
-            .args(["agent-shim", "--", "/bin/sh", "-c"])
-            .arg(&a.command)
-            .envs(&a.env)
-            .env("CUDA_VISIBLE_DEVICES", visible.join(","))
-            .env("TIDEPOOL_JOB_ID", a.job.to_string())
-            .env("TIDEPOOL_ALLOCATION_ID", a.fence.allocation.to_string())
-            .env("TIDEPOOL_CHECKPOINT_DIR", &checkpoint)
-            .env("TIDEPOOL_FAKE_UTIL_FILE", &util_file)
-            .current_dir(&checkpoint)
+            .arg("agent-shim")
+            .arg("--")
+            .arg(&launch.program)
+            .args(&launch.args)
+            .env_clear()
+            .envs(&launch.env)
+            .current_dir(&dirs.work)
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)
-            .process_group(0)
             .kill_on_drop(false);
-        if a.resume {
-            command.env("TIDEPOOL_RESUME", "1");
+        if let Some((uid, gid)) = launch.account {
+            command.env(shim::ACCOUNT, format!("{uid}:{gid}"));
+        }
+        if let Some(name) = &launch.container {
+            command.env(shim::CONTAINER, name);
+        }
+        // SAFETY: setsid is async-signal-safe. Its own session (not only its own group):
+        // the job can reach no terminal of the agent's, and the group is the shim's pid.
+        unsafe {
+            command.pre_exec(|| {
+                libc::setsid();
+                Ok(())
+            });
         }
         let child = command.spawn().map_err(|e| format!("cannot start the command: {e}"))?;
         let pgid = child.id().ok_or("the command exited at once")? as i32;
         Ok(Proc {
             fence: a.fence,
             gpus: a.gpus.clone(),
-            util_file,
-            log_file,
-            log_sent: 0,
+            util_file: launch.env.get("TIDEPOOL_FAKE_UTIL_FILE").map(PathBuf::from),
+            log: LogTail { fence: a.fence, file: log_file, read: 0 },
+            work: dirs.work,
+            container: launch.container,
             child,
             pgid,
             deadline: a.time_limit_s.map(|t| Instant::now() + Duration::from_secs(t)),
             stopping: None,
+            killed: false,
         })
+    }
+
+    pub fn remembered(&self) -> Remembered {
+        Remembered { fence: self.fence, pgid: self.pgid, container: self.container.clone() }
     }
 
     /// Asks the job to stop: SIGTERM now, SIGKILL after `grace`. Idempotent.
     pub fn stop(&mut self, outcome: Outcome, grace: Duration) {
         if self.stopping.is_none() {
-            signal_group(self.pgid, libc::SIGTERM);
+            terminate(self.pgid);
             self.stopping = Some((Instant::now(), outcome, grace));
         }
+    }
+
+    pub fn stopping(&self) -> bool {
+        self.stopping.is_some()
     }
 
     /// Checks the process: its end if it has ended (the whole group is killed then, so
     /// nothing it started lingers); enforces the time limit (with `grace` to checkpoint)
     /// and the grace period of a stop.
-    pub fn poll(&mut self, grace: Duration) -> Option<Finished> {
+    pub fn poll(&mut self, grace: Duration, setup: &Setup) -> Option<Finished> {
         if let Ok(Some(status)) = self.child.try_wait() {
             signal_group(self.pgid, libc::SIGKILL);
             let (outcome, grace_used_ms) = match self.stopping {
                 Some((at, outcome, _)) => (outcome, Some(at.elapsed().as_millis() as u64)),
                 None => (Outcome::Exited, None),
             };
+            let _ = std::fs::remove_dir_all(&self.work);
             return Some(Finished { fence: self.fence, outcome, exit_code: status.code(), grace_used_ms });
         }
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
@@ -121,19 +187,16 @@ impl Proc {
         }
         if let Some((at, _, grace)) = self.stopping
             && at.elapsed() >= grace
+            && !self.killed
         {
+            self.killed = true;
             signal_group(self.pgid, libc::SIGKILL);
+            // podman's container lives outside the group: remove it, and only then is the
+            // job's end reported.
+            if let Some(name) = &self.container {
+                setup.remove_container(name);
+            }
         }
         None
-    }
-
-    /// The log's bytes not yet sent, up to `max`, and how many bytes that is.
-    pub fn unsent_log(&self, max: usize) -> Option<(String, u64)> {
-        use std::io::{Read, Seek, SeekFrom};
-        let mut f = std::fs::File::open(&self.log_file).ok()?;
-        f.seek(SeekFrom::Start(self.log_sent)).ok()?;
-        let mut buf = Vec::new();
-        f.take(max as u64).read_to_end(&mut buf).ok()?;
-        (!buf.is_empty()).then(|| (String::from_utf8_lossy(&buf).into_owned(), buf.len() as u64))
     }
 }

@@ -133,6 +133,11 @@ pub struct Assignment {
     /// The container image to run it in (spec or template); `None`: the node's sandbox.
     #[serde(default)]
     pub image: Option<String>,
+    /// The job's group and submitter, for a site's mapping to local accounts.
+    #[serde(default)]
+    pub group: Option<String>,
+    #[serde(default)]
+    pub user: Option<String>,
 }
 
 /// Stop this: SIGTERM, `grace_s`, SIGKILL.

@@ -272,8 +272,10 @@ async fn idle_step(
 pub async fn orders(state: &AppState, node_id: i64) -> Result<Orders, ApiError> {
     let rows = sqlx::query(
         "SELECT a.id, a.epoch, a.job_id, a.gpu_mask, a.stop_reason, a.stop_requested_at, a.acked_at, j.name, \
-         j.command, j.time_limit_s, j.segments, t.env FROM allocations a JOIN jobs j ON j.id = a.job_id \
-         LEFT JOIN templates t ON t.id = j.template_id WHERE a.node_id = $1 AND a.ended_at IS NULL ORDER BY a.id",
+         j.command, j.time_limit_s, j.segments, t.env, j.env, COALESCE(j.image, t.image), g.name, u.username \
+         FROM allocations a JOIN jobs j ON j.id = a.job_id \
+         LEFT JOIN templates t ON t.id = j.template_id LEFT JOIN groups g ON g.id = j.group_id \
+         LEFT JOIN users u ON u.id = j.submitted_by WHERE a.node_id = $1 AND a.ended_at IS NULL ORDER BY a.id",
     )
     .bind(node_id)
     .fetch_all(&state.store.pool)
@@ -286,10 +288,10 @@ pub async fn orders(state: &AppState, node_id: i64) -> Result<Orders, ApiError> 
             let reason = r.try_get::<Option<String>, _>(4)?.unwrap_or_default();
             orders.stop.push(Stop { fence, reason, grace_s: state.fleet.config.grace_s });
         } else if r.try_get::<Option<i64>, _>(6)?.is_none() {
-            let env: BTreeMap<String, String> = r
-                .try_get::<Option<String>, _>(11)?
-                .and_then(|e| serde_json::from_str(&e).ok())
-                .unwrap_or_default();
+            // The template's env, overlaid with the job's own (a NULL column: none).
+            let mut env = env_of(r.try_get(11)?);
+            env.extend(env_of(r.try_get(12)?));
+            let image = r.try_get::<Option<String>, _>(13)?.filter(|i| !i.trim().is_empty());
             orders.start.push(Assignment {
                 fence,
                 job,
@@ -300,9 +302,16 @@ pub async fn orders(state: &AppState, node_id: i64) -> Result<Orders, ApiError> 
                 resume: r.try_get::<i64, _>(10)? > 1,
                 checkpoint: format!("job-{job}"),
                 env,
-                image: None,
+                image,
+                group: r.try_get(14)?,
+                user: r.try_get(15)?,
             });
         }
     }
     Ok(orders)
+}
+
+/// A JSON object of environment variables; anything else is none.
+fn env_of(column: Option<String>) -> BTreeMap<String, String> {
+    column.and_then(|e| serde_json::from_str(&e).ok()).unwrap_or_default()
 }
