@@ -1,7 +1,9 @@
 //! `tidepool admin`: users and groups from the shell, on the same records the server uses.
 
 use crate::cli::{AdminArgs, AdminCommand};
+use crate::http::scope::text;
 use crate::store::Store;
+use crate::store::tokens::NewNodeToken;
 use crate::store::users::{Role, random_b64};
 use crate::unix_now;
 
@@ -34,10 +36,48 @@ pub fn run(args: &AdminArgs) -> Result<String, String> {
                     .map_err(|e| friendly(e, &format!("a group `{name}`")))?;
                 Ok(format!("group `{name}` created (id {id})"))
             }
-            AdminCommand::NodeToken { node } => {
-                let token =
-                    store.issue_node_token(node, "tidepool admin", now).await.map_err(|e| e.to_string())?;
-                Ok(format!("node token for `{node}` (shown once): {token}"))
+            AdminCommand::NodeToken { node, pool, expires_in_s } => {
+                let new = NewNodeToken {
+                    node: text(node, "node", 128).map_err(|e| e.to_string())?.to_string(),
+                    pool: pool
+                        .as_deref()
+                        .map(|p| text(p, "pool", 64).map(str::to_string))
+                        .transpose()
+                        .map_err(|e| e.to_string())?,
+                    expires_at: expires_in_s.map(|s| now + s),
+                };
+                let (id, token) = store
+                    .issue_node_token_with(&new, "tidepool admin", now)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok(format!("node token {id} for `{}` (shown once): {token}", new.node))
+            }
+            AdminCommand::NodeTokens => {
+                let tokens = store.node_tokens().await.map_err(|e| e.to_string())?;
+                let mut out = String::from(
+                    "id\tnode\tpool\tcreated_by\tcreated_at\texpires_at\tlast_used_at\trevoked_at",
+                );
+                let or_dash = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
+                for t in tokens {
+                    out += &format!(
+                        "\n{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                        t.id,
+                        t.node,
+                        t.pool.as_deref().unwrap_or("-"),
+                        t.created_by,
+                        t.created_at,
+                        or_dash(t.expires_at),
+                        or_dash(t.last_used_at),
+                        or_dash(t.revoked_at)
+                    );
+                }
+                Ok(out)
+            }
+            AdminCommand::RevokeNodeToken { id } => {
+                match store.revoke_node_token(*id, "tidepool admin", now).await.map_err(|e| e.to_string())? {
+                    Some(t) => Ok(format!("node token {id} of `{}` revoked", t.node)),
+                    None => Err(format!("no node token {id}")),
+                }
             }
             AdminCommand::AddUser { username, role, group } => {
                 let role = Role::parse(role)

@@ -88,6 +88,9 @@ pub struct ServeArgs {
     /// Seconds after the notice before an idle allocation is reclaimed.
     #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(i64).range(0..))]
     pub idle_notice_s: i64,
+    /// The most bytes of a job's log kept; later output is dropped, after a marker.
+    #[arg(long, default_value_t = crate::fleet::logs::DEFAULT_CAP_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
+    pub log_cap_bytes: u64,
 }
 
 #[derive(Debug, clap::Args)]
@@ -160,7 +163,19 @@ pub enum AdminCommand {
     /// Create a group.
     AddGroup { name: String },
     /// Issue a node token for an agent (printed once).
-    NodeToken { node: String },
+    NodeToken {
+        node: String,
+        /// The pool the node goes to when it registers with this token.
+        #[arg(long)]
+        pool: Option<String>,
+        /// Refused this many seconds from now (default: no expiry).
+        #[arg(long, value_parser = clap::value_parser!(i64).range(1..=315_360_000))]
+        expires_in_s: Option<i64>,
+    },
+    /// List node tokens: node, pool, expiry, last use (never the tokens).
+    NodeTokens,
+    /// Revoke a node token by its id: its agent is refused from its next request.
+    RevokeNodeToken { id: i64 },
     /// Create a user; the password comes from TIDEPOOL_NEW_PASSWORD, else is generated and shown once.
     AddUser {
         username: String,

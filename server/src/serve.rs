@@ -131,6 +131,7 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         idle_threshold_pct: args.idle_threshold_pct,
         idle_after_s: args.idle_after_s,
         idle_notice_s: args.idle_notice_s,
+        log_cap_bytes: args.log_cap_bytes,
         ..FleetConfig::default()
     }));
     let wake = Arc::new(tokio::sync::Notify::new());

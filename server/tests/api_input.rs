@@ -125,6 +125,16 @@ async fn all_rows(app: &TestApp) -> Vec<(&'static str, i64)> {
     out
 }
 
+/// A body over the route's limit: agents' reports may be larger than other bodies, so that
+/// escaped job output never meets the limit (issue 10, finding 3).
+fn oversized(path: &str, big: &str) -> String {
+    if path == "/api/agent/sync" {
+        format!(r#"{{"name":"{}"}}"#, "a".repeat(tidepool::http::agent::MAX_REPORT_BYTES))
+    } else {
+        big.to_string()
+    }
+}
+
 // Every route that takes a JSON body, found in the OpenAPI document: malformed JSON, the
 // wrong type, an unknown field and an oversized body each get a 4xx in the error shape,
 // as an admin (who passes every access check), and nothing is written.
@@ -153,7 +163,7 @@ async fn every_json_route_refuses_bad_bodies_and_writes_nothing() {
                         r#"{"zz_unknown": true}"#.to_string(),
                         StatusCode::UNPROCESSABLE_ENTITY,
                     ),
-                    ("oversized", big.clone(), StatusCode::PAYLOAD_TOO_LARGE),
+                    ("oversized", oversized(&path, &big), StatusCode::PAYLOAD_TOO_LARGE),
                 ];
                 for (what, body, status) in cases {
                     // Agents' routes take a node token; the rest pass as an admin.

@@ -677,8 +677,13 @@ mod organisation {
                     created(app, "/api/jobs", &who.other, json!({ "name": "l", "command": "c", "gpus": 1 }))
                         .await;
                 let path = format!("/api/jobs/{id}/log");
-                let rows =
-                    [("anonymous", None, ANON), ("member, other group", dev, OK), ("admin", admin, OK)];
+                // A job's log is its group's and admins' (issue 10, finding 2).
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member, other group", dev, NO),
+                    ("manager, other group", lead, NO),
+                    ("admin", admin, OK),
+                ];
                 for (label, token, want) in rows {
                     expect(app.call("GET", &path, token, None).await, want, &format!("{route} {label}"));
                 }
@@ -692,6 +697,30 @@ mod organisation {
                     ("admin", admin, CREATED),
                 ];
                 cases(app, "POST", path, r#"{"node":"n-roles"}"#, route, &rows).await;
+            }
+            ("get", "/api/nodes/tokens") => {
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member", dev, NO),
+                    ("manager", lead, NO),
+                    ("admin", admin, OK),
+                ];
+                for (label, token, want) in rows {
+                    expect(app.call("GET", path, token, None).await, want, &format!("{route} {label}"));
+                }
+            }
+            ("post", "/api/nodes/tokens/{id}/revoke") => {
+                let (_, t) =
+                    app.call("POST", "/api/nodes/tokens", admin, Some(r#"{"node":"n-revoke"}"#)).await;
+                let path = format!("/api/nodes/tokens/{}/revoke", t["id"]);
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member", dev, NO),
+                    ("manager", lead, NO),
+                    ("admin", admin, OK),
+                ];
+                cases(app, "POST", &path, "", route, &rows).await;
+                expect(app.call("POST", "/api/nodes/tokens/999999/revoke", admin, None).await, GONE, route);
             }
             ("post", "/api/agent/register" | "/api/agent/sync") => {
                 // Agents only: a user's token is not a node token, whatever the user's role.

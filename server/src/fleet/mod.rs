@@ -3,6 +3,7 @@
 //! reclaim (R1–R3, D4, V1). The agent's own side is `crate::agent`.
 
 pub mod finish;
+pub mod logs;
 pub mod protocol;
 pub mod sweep;
 pub mod sync;
@@ -24,6 +25,8 @@ pub struct FleetConfig {
     pub idle_notice_s: i64,
     /// The longest a sync waits for news.
     pub wait_max_s: u64,
+    /// The most bytes of a job's log kept; later output is dropped, with a marker.
+    pub log_cap_bytes: u64,
 }
 
 impl Default for FleetConfig {
@@ -35,6 +38,7 @@ impl Default for FleetConfig {
             idle_after_s: 3600,
             idle_notice_s: 600,
             wait_max_s: 10,
+            log_cap_bytes: logs::DEFAULT_CAP_BYTES,
         }
     }
 }
@@ -47,11 +51,18 @@ pub struct Fleet {
     /// Per node, the assignments it runs that the records do not give it, already
     /// recorded: each difference is an event once, not once per sync until it stops.
     strays: std::sync::Mutex<std::collections::HashMap<String, std::collections::HashSet<i64>>>,
+    /// Bumped when a sync adds log output, which followed log reads watch.
+    logged: watch::Sender<u64>,
 }
 
 impl Fleet {
     pub fn new(config: FleetConfig) -> Fleet {
-        Fleet { config, changed: watch::Sender::new(0), strays: Default::default() }
+        Fleet {
+            config,
+            changed: watch::Sender::new(0),
+            strays: Default::default(),
+            logged: watch::Sender::new(0),
+        }
     }
 
     /// Something agents should hear about happened (a placement, a stop).
@@ -61,6 +72,15 @@ impl Fleet {
 
     pub fn watch(&self) -> watch::Receiver<u64> {
         self.changed.subscribe()
+    }
+
+    /// Some job's log grew.
+    pub fn logged(&self) {
+        self.logged.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    pub fn watch_logs(&self) -> watch::Receiver<u64> {
+        self.logged.subscribe()
     }
 
     /// Of the stray assignments `node` reports now, those not reported before; forgets the

@@ -11,14 +11,15 @@ use serde_json::json;
 use sqlx::Row;
 
 use crate::fleet::finish::{Ending, Open, end_segment, open_on};
-use crate::fleet::indices;
 use crate::fleet::protocol::{Assignment, Fence, Orders, Refusal, Report, Stop};
+use crate::fleet::{indices, logs};
 use crate::http::{ApiError, AppState};
 use crate::store::events::record;
 
 const MAX_ITEMS: usize = 1024;
-const MAX_LOG_CHUNK: usize = 64 * 1024;
 
+/// Counts only: a report that lists more than this is refused whole (422). What a job
+/// printed never refuses a report: each chunk is checked on its own (finding 3).
 fn check(report: &Report) -> Result<(), ApiError> {
     if report.gpus.len() > 64
         || report.running.len() > MAX_ITEMS
@@ -26,9 +27,6 @@ fn check(report: &Report) -> Result<(), ApiError> {
         || report.logs.len() > MAX_ITEMS
     {
         return Err(ApiError::Unprocessable("a report lists at most 64 GPUs and 1024 of each item".into()));
-    }
-    if report.logs.iter().any(|l| l.text.len() > MAX_LOG_CHUNK) {
-        return Err(ApiError::Unprocessable("a log chunk is at most 64 KiB".into()));
     }
     Ok(())
 }
@@ -95,21 +93,28 @@ pub async fn sync(state: &AppState, node: &str, report: Report) -> Result<Orders
             }
         }
     }
+    // Logs: each chunk on its own; a bad one is cut or refused, never the report.
+    let mut logged = false;
     for l in &report.logs {
-        match known(&mut tx, node_id, l.fence).await? {
-            Some(r) => refused.push(r),
-            None => {
-                sqlx::query(
-                    "INSERT INTO job_logs (job_id, allocation_id, at, chunk) \
-                     SELECT job_id, id, $1, $2 FROM allocations WHERE id = $3",
-                )
-                .bind(now)
-                .bind(&l.text)
-                .bind(l.fence.allocation)
-                .execute(&mut *tx)
-                .await?;
-            }
+        if let Some(r) = known(&mut tx, node_id, l.fence).await? {
+            refused.push(r);
+            continue;
         }
+        let (text, cut) = logs::clean(&l.text);
+        if cut > 0 {
+            let reason = format!(
+                "log chunk at offset {} was {} bytes: kept the first {} (at most {} a chunk)",
+                l.offset,
+                text.len() + cut,
+                text.len(),
+                logs::MAX_CHUNK_BYTES
+            );
+            refused.push(Refusal { allocation: l.fence.allocation, reason });
+        }
+        let offset = l.offset.min(i64::MAX as u64) as i64;
+        let appended =
+            logs::append(&mut tx, l.fence.allocation, offset, &text, config.log_cap_bytes, now).await?;
+        logged |= matches!(appended, logs::Appended::Kept(n) if n > 0);
     }
 
     // Reconciliation (V1): what the agent runs against what the records say it should.
@@ -163,6 +168,9 @@ pub async fn sync(state: &AppState, node: &str, report: Report) -> Result<Orders
         changed |= idle_step(&mut tx, node, a, idle, now, config).await?;
     }
     tx.commit().await?;
+    if logged {
+        fleet.logged();
+    }
     if changed {
         state.wake.notify_one();
         fleet.bump();

@@ -3,7 +3,7 @@
 //! and the role-matrix test are generated from that table.
 
 mod accounts;
-mod agent;
+pub mod agent;
 pub mod auth;
 mod changes;
 mod cluster;
@@ -11,6 +11,7 @@ mod error;
 mod extract;
 pub mod jobs;
 mod loans;
+mod logs;
 mod openapi;
 mod policies;
 pub mod projects;
@@ -142,7 +143,12 @@ pub const ROUTES: &[Route] = &[
         "A job's dispatch receipt: what ran where, when, by which policy and why",
     ),
     route("post", "/api/jobs/{id}/cancel", OwnGroup, "Cancel a job (members: their own)"),
-    route("get", "/api/jobs/{id}/log", SignedIn, "What the job's command printed, as its agents sent it"),
+    route(
+        "get",
+        "/api/jobs/{id}/log",
+        OwnGroup,
+        "What the job's command printed, in byte ranges (?offset=&limit=), followable (?follow_s=); its group and admins",
+    ),
     route("get", "/api/projects", SignedIn, "Projects and their priority grants, with expiry warnings"),
     json(route(
         "post",
@@ -186,6 +192,13 @@ pub const ROUTES: &[Route] = &[
     json(route("patch", "/api/nodes/{id}", Admin, "Move a node to a pool, or take it out of service")),
     route("get", "/api/pools", SignedIn, "Capacity per pool: surplus or tight"),
     json(route("post", "/api/nodes/tokens", Admin, "Issue a node token for an agent (shown once)")),
+    route("get", "/api/nodes/tokens", Admin, "Node tokens: node, pool, expiry, last use; never the token"),
+    route(
+        "post",
+        "/api/nodes/tokens/{id}/revoke",
+        Admin,
+        "Revoke a node token: its agent is refused at once",
+    ),
     json(route("post", "/api/agent/register", Node, "An agent registers its node and GPUs")),
     json(route("post", "/api/agent/sync", Node, "An agent reports and is told what to start and stop")),
     route("get", "/api/events", SignedIn, "The event log, newest first"),
@@ -241,7 +254,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/jobs/dry-run", post(jobs::dry_run))
         .route("/api/jobs/{id}", get(views::receipt))
         .route("/api/jobs/{id}/cancel", post(jobs::cancel))
-        .route("/api/jobs/{id}/log", get(agent::log))
+        .route("/api/jobs/{id}/log", get(logs::log))
         .route("/api/projects", get(projects::list).post(projects::create))
         .route("/api/projects/{id}/renew", post(projects::renew))
         .route("/api/templates", get(templates::list).post(templates::create))
@@ -259,9 +272,10 @@ pub fn app(state: AppState) -> Router {
         .route("/api/nodes", get(views::nodes).post(cluster::add_node))
         .route("/api/nodes/{id}", patch(cluster::edit_node))
         .route("/api/pools", get(cluster::pools))
-        .route("/api/nodes/tokens", post(agent::issue_token))
+        .route("/api/nodes/tokens", get(agent::list_tokens).post(agent::issue_token))
+        .route("/api/nodes/tokens/{id}/revoke", post(agent::revoke_token))
         .route("/api/agent/register", post(agent::register))
-        .route("/api/agent/sync", post(agent::sync))
+        .route("/api/agent/sync", post(agent::sync).layer(DefaultBodyLimit::max(agent::MAX_REPORT_BYTES)))
         .route("/api/events", get(records::events))
         .route("/api/archive", get(records::archive))
         .route("/api/policies", get(policies::list).merge(upload))

@@ -7,7 +7,7 @@ pub mod events;
 pub mod jobs;
 mod policies;
 mod seed;
-mod tokens;
+pub mod tokens;
 pub mod usage;
 pub mod users;
 
