@@ -88,6 +88,18 @@ pub struct ServeArgs {
     /// Seconds after the notice before an idle allocation is reclaimed.
     #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(i64).range(0..))]
     pub idle_notice_s: i64,
+    /// Seconds a new connection has to send its first request's headers.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub header_timeout_s: u64,
+    /// Seconds a request may take to be answered (agents' syncs wait up to 60 s for news).
+    #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub request_timeout_s: u64,
+    /// Seconds a kept-alive connection may wait for its next request.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub idle_timeout_s: u64,
+    /// Connections open at once (more wait; idle ones are closed to make room).
+    #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_connections: u64,
 }
 
 #[derive(Debug, clap::Args)]
