@@ -110,7 +110,7 @@ fn App() -> impl IntoView {
                 <span class="who">
                     {move || session.me.get().map(|m| format!("{} ({})", m.username, m.role))}
                     " "
-                    <button on:click=move |_| session.sign_out()>"Sign out"</button>
+                    <button on:click=move |_| sign_out(session)>"Sign out"</button>
                 </span>
             </header>
             <main>
@@ -135,6 +135,15 @@ fn App() -> impl IntoView {
             </Show>
         </Show>
     }
+}
+
+/// Ends the sign-in on the server too, so the token stops working at once even where a
+/// copy of it survives (another tab, a proxy's log).
+fn sign_out(session: Session) {
+    spawn_local(async move {
+        let _ = api::send("POST", "/api/auth/logout", json!({})).await;
+        session.sign_out();
+    });
 }
 
 #[component]

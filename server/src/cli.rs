@@ -91,6 +91,18 @@ pub struct ServeArgs {
     /// The most bytes of a job's log kept; later output is dropped, after a marker.
     #[arg(long, default_value_t = crate::fleet::logs::DEFAULT_CAP_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
     pub log_cap_bytes: u64,
+    /// Seconds a new connection has to send its first request's headers.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub header_timeout_s: u64,
+    /// Seconds a request may take to be answered (agents' syncs wait up to 60 s for news).
+    #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub request_timeout_s: u64,
+    /// Seconds a kept-alive connection may wait for its next request.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub idle_timeout_s: u64,
+    /// Connections open at once (more wait; idle ones are closed to make room).
+    #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_connections: u64,
 }
 
 #[derive(Debug, clap::Args)]
@@ -261,6 +273,39 @@ pub enum BenchCommand {
     Api(BenchApiArgs),
     /// Many simulated agents syncing against one server: latency and the server's CPU.
     Agents(BenchAgentsArgs),
+    /// Sign-in throttling and `/api/me` with many idle connections open, against a server.
+    Security(BenchSecurityArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BenchSecurityArgs {
+    /// A running server (`http://host:port`); default: start one on loopback. Its
+    /// throttle will block `--target` and this address for five minutes.
+    #[arg(long)]
+    pub server: Option<String>,
+    /// Who signs in to time `/api/me`.
+    #[arg(long, default_value = "admin")]
+    pub username: String,
+    /// Their password (also the initial admin's, for a server the bench starts).
+    #[arg(long, default_value = "bench-admin-pw")]
+    pub password: String,
+    /// The username the wrong passwords are for.
+    #[arg(long, default_value = "admin")]
+    pub target: String,
+    /// Seconds of wrong passwords.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub seconds: u64,
+    /// Wrong passwords in flight at once.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub concurrency: u32,
+    /// Idle connections held open while `/api/me` is timed.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    pub idle: u32,
+    /// `/api/me` requests timed in each phase.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub requests: u32,
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
 }
 
 #[derive(Debug, clap::Args)]

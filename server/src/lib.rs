@@ -11,6 +11,8 @@ pub mod bench;
 pub mod bench_agents;
 /// `tidepool bench api`: the record path's speed, submit to placed.
 pub mod bench_api;
+/// `tidepool bench security`: sign-in throttling and idle connections against a server.
+pub mod bench_security;
 /// Civil dates in UTC: archive years, budget months.
 pub mod calendar;
 /// Command-line flags of every subcommand.

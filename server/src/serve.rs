@@ -91,6 +91,23 @@ async fn dispatch_loop(
     }
 }
 
+/// The HTTP limits from the flags, with the connection cap kept under the open-files limit
+/// (raised to its hard value first), leaving room for the database and the agents' files.
+fn serve_limits(args: &ServeArgs) -> crate::http::listen::Limits {
+    let files = crate::http::listen::raise_fd_limit();
+    let room = usize::try_from(files.saturating_sub(256)).unwrap_or(usize::MAX).max(1);
+    let wanted = usize::try_from(args.max_connections).unwrap_or(usize::MAX);
+    if wanted > room {
+        eprintln!("warning: --max-connections {wanted} lowered to {room}: the open-files limit is {files}");
+    }
+    crate::http::listen::Limits {
+        header_timeout: Duration::from_secs(args.header_timeout_s),
+        request_timeout: Duration::from_secs(args.request_timeout_s),
+        idle_timeout: Duration::from_secs(args.idle_timeout_s),
+        max_connections: wanted.min(room),
+    }
+}
+
 pub fn run(args: &ServeArgs) -> Result<String, String> {
     let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the runtime: {e}"))?;
     runtime.block_on(serve(args))
@@ -165,12 +182,12 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
     } else {
         None
     };
-    axum::serve(listener, app(state.clone()))
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .map_err(|e| format!("server: {e}"))?;
+    let limits = serve_limits(args);
+    crate::http::listen::serve(listener, app(state.clone()), limits, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await
+    .map_err(|e| format!("server: {e}"))?;
     // Hand the lease over at once rather than at expiry.
     let (store, lease) = shutdown_lease;
     lease.release(&store).await.map_err(|e| e.to_string())?;

@@ -102,6 +102,32 @@ async fn check(app: &TestApp, who: &Who, method: &str, path: &str) {
             expect(app.call("POST", path, None, Some(&body)).await, OK, &route);
             expect(app.call("POST", path, None, Some(r#"{"refresh_token":"x"}"#)).await, ANON, &route);
         }
+        ("post", "/api/auth/logout") => {
+            // Anyone holding a sign-in's refresh or access token may end it; nobody else.
+            expect(app.call("POST", path, None, None).await, ANON, &format!("{route} anonymous"));
+            let (_, login) = app
+                .call(
+                    "POST",
+                    "/api/auth/login",
+                    None,
+                    Some(r#"{"username":"vision-dev","password":"demo-password"}"#),
+                )
+                .await;
+            let body = json!({ "refresh_token": login["refresh_token"] }).to_string();
+            expect(app.call("POST", path, None, Some(&body)).await, StatusCode::NO_CONTENT, &route);
+            let access = login["access_token"].as_str().unwrap();
+            expect(app.call("GET", "/api/me", Some(access), None).await, ANON, &format!("{route}: ended"));
+        }
+        ("post", "/api/auth/password") => {
+            let body =
+                json!({ "current_password": "demo-password", "new_password": "demo-password" }).to_string();
+            expect(app.call("POST", path, None, Some(&body)).await, ANON, &format!("{route} anonymous"));
+            expect(
+                app.call("POST", path, Some(&who.dev2), Some(&body)).await,
+                StatusCode::NO_CONTENT,
+                &route,
+            );
+        }
         (
             "get",
             "/api/me" | "/api/users" | "/api/groups" | "/api/jobs" | "/api/nodes" | "/api/quotas"

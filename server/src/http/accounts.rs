@@ -1,69 +1,15 @@
-//! Signing in, the signed-in user, and groups.
+//! The signed-in user, accounts and groups (signing in and out: `signin`).
 
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::Row;
 
-use crate::http::auth::{self, ACCESS_TTL_S, Caller};
+use crate::http::auth::Caller;
 use crate::http::{ApiError, AppJson, AppState};
 use crate::store::users::{Role, User};
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Login {
-    username: String,
-    password: String,
-}
-
-#[derive(Serialize)]
-pub struct Tokens {
-    access_token: String,
-    refresh_token: String,
-    token_type: &'static str,
-    expires_in: i64,
-    user: User,
-}
-
-fn tokens(state: &AppState, user: User) -> Result<Json<Tokens>, ApiError> {
-    let now = state.now();
-    Ok(Json(Tokens {
-        access_token: auth::issue(&state.keys, &user, "access", now)?,
-        refresh_token: auth::issue(&state.keys, &user, "refresh", now)?,
-        token_type: "Bearer",
-        expires_in: ACCESS_TTL_S,
-        user,
-    }))
-}
-
-pub async fn login(
-    State(state): State<AppState>,
-    AppJson(body): AppJson<Login>,
-) -> Result<Json<Tokens>, ApiError> {
-    if body.username.len() > 200 || body.password.len() > 1000 {
-        return Err(ApiError::Unprocessable("username or password too long".into()));
-    }
-    let user = state.store.authenticate(&body.username, &body.password).await?;
-    let user = user.ok_or_else(|| ApiError::Unauthorized("wrong username or password".into()))?;
-    tokens(&state, user)
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Refresh {
-    refresh_token: String,
-}
-
-pub async fn refresh(
-    State(state): State<AppState>,
-    AppJson(body): AppJson<Refresh>,
-) -> Result<Json<Tokens>, ApiError> {
-    let claims = auth::verify(&state.keys, &body.refresh_token, "refresh", state.now())?;
-    let user = state.store.user(claims.sub).await?;
-    tokens(&state, user.ok_or_else(|| ApiError::Unauthorized("the account no longer exists".into()))?)
-}
 
 pub async fn me(Caller(user): Caller) -> Json<User> {
     Json(user)
@@ -146,8 +92,8 @@ pub async fn create_user(
     {
         return Err(ApiError::Unprocessable("a username is 1-64 letters, digits, '-', '_' or '.'".into()));
     }
-    if body.password.chars().count() < 8 || body.password.len() > 1000 {
-        return Err(ApiError::Unprocessable("a password is 8 to 1000 characters".into()));
+    if let Some(problem) = crate::store::users::password_problem(&body.password) {
+        return Err(ApiError::Unprocessable(problem));
     }
     let group = match (&body.group, role) {
         (None, Role::Admin) => None,

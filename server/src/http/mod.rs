@@ -10,6 +10,7 @@ mod cluster;
 mod error;
 mod extract;
 pub mod jobs;
+pub mod listen;
 mod loans;
 mod logs;
 mod openapi;
@@ -18,6 +19,7 @@ pub mod projects;
 mod records;
 mod rows;
 pub mod scope;
+mod signin;
 mod templates;
 mod views;
 pub mod web;
@@ -118,6 +120,13 @@ pub const ROUTES: &[Route] = &[
     route("get", "/api/openapi.json", Public, "This document"),
     json(route("post", "/api/auth/login", Public, "Sign in: tokens for a username and password")),
     json(route("post", "/api/auth/refresh", Public, "A new access token for a refresh token")),
+    json(route(
+        "post",
+        "/api/auth/logout",
+        Public,
+        "Sign out: revoke the sign-in of a refresh or access token",
+    )),
+    json(route("post", "/api/auth/password", SignedIn, "Change one's own password; other sign-ins end")),
     route("get", "/api/me", SignedIn, "The signed-in user"),
     route("get", "/api/users", SignedIn, "Every account's username, role and group"),
     json(route("post", "/api/users", Admin, "Create an account")),
@@ -245,8 +254,10 @@ pub fn app(state: AppState) -> Router {
     let upload = post(policies::upload).layer(DefaultBodyLimit::max(policies::MAX_MODULE_BYTES));
     Router::new()
         .route("/api/openapi.json", get(openapi::document))
-        .route("/api/auth/login", post(accounts::login))
-        .route("/api/auth/refresh", post(accounts::refresh))
+        .route("/api/auth/login", post(signin::login))
+        .route("/api/auth/refresh", post(signin::refresh))
+        .route("/api/auth/logout", post(signin::logout))
+        .route("/api/auth/password", post(signin::change_password))
         .route("/api/me", get(accounts::me))
         .route("/api/users", get(accounts::users).post(accounts::create_user))
         .route("/api/groups", get(accounts::groups).post(accounts::create_group))

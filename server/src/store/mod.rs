@@ -7,6 +7,8 @@ pub mod events;
 pub mod jobs;
 mod policies;
 mod seed;
+pub mod sessions;
+pub mod throttle;
 pub mod tokens;
 pub mod usage;
 pub mod users;

@@ -2,16 +2,31 @@
 
 use sqlx::Row;
 
-use crate::store::users::{Role, random_b64};
+use crate::store::users::{Role, password_problem, random_b64};
 use crate::store::{Store, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum BootstrapError {
+    /// The initial admin's password is held to the same rule as every other (finding 6 of
+    /// issue 10: an empty one made an admin anyone could sign in as).
+    #[error("TIDEPOOL_ADMIN_PASSWORD: {0}; unset it to have one generated")]
+    WeakPassword(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
 
 /// Creates the admin `admin` if there is no admin yet. The password comes from
 /// `password` (the environment), else is generated and returned so it can be printed once.
+/// A password that breaks the rules is refused whether or not an admin exists, so a
+/// mistake in the environment shows at the first start, not at the first restore.
 pub async fn bootstrap_admin(
     store: &Store,
     password: Option<String>,
     now: i64,
-) -> Result<Option<String>, StoreError> {
+) -> Result<Option<String>, BootstrapError> {
+    if let Some(problem) = password.as_deref().and_then(password_problem) {
+        return Err(BootstrapError::WeakPassword(problem));
+    }
     if store.count_admins().await? > 0 {
         return Ok(None);
     }

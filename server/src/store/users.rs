@@ -38,6 +38,34 @@ pub struct User {
     pub group_id: Option<i64>,
 }
 
+/// At most this many argon2 computations at once (each takes ~19 MiB and a core for tens
+/// of milliseconds): a flood of sign-ins queues here instead of taking the memory.
+fn hashers() -> &'static tokio::sync::Semaphore {
+    static HASHERS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    HASHERS.get_or_init(|| {
+        tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
+    })
+}
+
+/// Runs an argon2 computation on the blocking pool, never on the async workers, so a
+/// sign-in in progress does not stall every other request on the same worker.
+async fn off_workers<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    let _permit = hashers().acquire().await.expect("the semaphore is never closed");
+    tokio::task::spawn_blocking(work).await.expect("argon2 does not panic")
+}
+
+/// [`hash_password`] off the async workers.
+pub async fn hash_password_off_workers(password: &str) -> String {
+    let password = password.to_string();
+    off_workers(move || hash_password(&password)).await
+}
+
+/// [`verify_password`] off the async workers.
+pub async fn verify_password_off_workers(password: &str, hash: String) -> bool {
+    let password = password.to_string();
+    off_workers(move || verify_password(&password, &hash)).await
+}
+
 /// An argon2id hash of `password` with a fresh salt.
 pub fn hash_password(password: &str) -> String {
     let salt = SaltString::from_b64(&random_b64(16)).expect("valid salt");
@@ -95,7 +123,7 @@ impl Store {
              VALUES ($1, $2, $3, $4, $5) RETURNING id",
         )
         .bind(username)
-        .bind(hash_password(password))
+        .bind(hash_password_off_workers(password).await)
         .bind(role.as_str())
         .bind(group_id)
         .bind(now)
@@ -113,17 +141,38 @@ impl Store {
                 .await?;
         let Some(row) = row else {
             // Spend the same time as a wrong password, so names cannot be probed by timing.
-            verify_password(
-                password,
-                "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
-            );
+            verify_password_off_workers(password, DUMMY_HASH.into()).await;
             return Ok(None);
         };
         let hash: String = row.try_get(4)?;
-        if !verify_password(password, &hash) {
+        if !verify_password_off_workers(password, hash).await {
             return Ok(None);
         }
         Ok(Some(user(&row)?))
+    }
+
+    /// Whether `password` is the user's current one.
+    pub async fn check_password(&self, user_id: i64, password: &str) -> Result<bool, StoreError> {
+        let row = sqlx::query("SELECT password_hash FROM users WHERE id = $1")
+            .bind(user_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        let hash = match row {
+            Some(row) => row.try_get(0)?,
+            None => DUMMY_HASH.to_string(),
+        };
+        Ok(verify_password_off_workers(password, hash).await)
+    }
+
+    /// Replaces the user's password (the caller checked the current one).
+    pub async fn set_password(&self, user_id: i64, password: &str) -> Result<(), StoreError> {
+        let hash = hash_password_off_workers(password).await;
+        sqlx::query("UPDATE users SET password_hash = $1 WHERE id = $2")
+            .bind(hash)
+            .bind(user_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 
     pub async fn user(&self, id: i64) -> Result<Option<User>, StoreError> {
@@ -139,6 +188,26 @@ impl Store {
             sqlx::query("SELECT COUNT(*) FROM users WHERE role = 'admin'").fetch_one(&self.pool).await?;
         Ok(row.try_get(0)?)
     }
+}
+
+/// A well-formed hash no password matches, verified when the username is unknown.
+const DUMMY_HASH: &str =
+    "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+
+/// The shortest password accepted, the initial admin's included.
+pub const MIN_PASSWORD_CHARS: usize = 8;
+/// The longest password accepted (argon2 hashes any length; this bounds the work).
+pub const MAX_PASSWORD_BYTES: usize = 1000;
+
+/// Why a new password is refused, if it is.
+pub fn password_problem(password: &str) -> Option<String> {
+    (password.chars().count() < MIN_PASSWORD_CHARS || password.len() > MAX_PASSWORD_BYTES)
+        .then(|| format!("a password is {MIN_PASSWORD_CHARS} to {MAX_PASSWORD_BYTES} characters"))
+}
+
+/// A user from a row of (id, username, role, group_id).
+pub(crate) fn user_of_row(row: &sqlx::any::AnyRow) -> Result<User, sqlx::Error> {
+    user(row)
 }
 
 fn user(row: &sqlx::any::AnyRow) -> Result<User, sqlx::Error> {

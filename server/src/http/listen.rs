@@ -1,0 +1,222 @@
+//! Serving the API over TCP within limits (issue 10, finding 7: 1,100 idle connections
+//! made the API unreachable). Every connection holds a permit of a cap; one that sends
+//! no request within the header timeout, or sits idle between requests past the idle
+//! timeout, is closed; a request that runs past the request timeout is answered 503.
+//! When the cap is reached, connections with nothing in flight for a second are closed
+//! to make room, so a flood of idle connections cannot lock callers out even for the
+//! length of a timeout. The client's address reaches handlers as `ConnectInfo`.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::ConnectInfo;
+use axum::http::{Request, StatusCode};
+use axum::response::{IntoResponse, Response};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Notify, Semaphore, watch};
+use tokio::time::Instant;
+use tower::ServiceExt;
+
+/// The server's limits (`tidepool serve --header-timeout-s …`).
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// From accepting a connection to its first request's headers.
+    pub header_timeout: Duration,
+    /// From a request's arrival to its answer's head (a long-poll sync waits up to 60 s).
+    pub request_timeout: Duration,
+    /// Between the end of an answer and the next request's headers on a kept-alive connection.
+    pub idle_timeout: Duration,
+    /// Connections open at once; more wait in the listen backlog.
+    pub max_connections: usize,
+}
+
+/// A connection that has had nothing in flight this long may be closed to make room.
+const MAKE_ROOM_AFTER: Duration = Duration::from_secs(1);
+
+/// Raises the soft limit on open files to the hard one, so the connection cap, not the
+/// descriptor limit, is what binds. Returns the soft limit in force afterwards.
+#[allow(clippy::unnecessary_cast)] // rlim_t is u64 on Linux, not everywhere
+pub fn raise_fd_limit() -> u64 {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit and setrlimit only read and write the struct passed.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+            return 0;
+        }
+        // Linux refuses "unlimited" for open files; 2^20 is its usual ceiling.
+        let hard = if lim.rlim_max == libc::RLIM_INFINITY { 1 << 20 } else { lim.rlim_max };
+        if lim.rlim_cur < hard {
+            let want = libc::rlimit { rlim_cur: hard, rlim_max: lim.rlim_max };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &want) == 0 {
+                return hard as u64;
+            }
+        }
+        lim.rlim_cur as u64
+    }
+}
+
+/// What a connection is doing, for its watchdog.
+struct Activity {
+    state: Mutex<(usize, u64, Instant)>, // (requests in flight, requests answered, waiting since)
+}
+
+/// Held by a request from its arrival until its answer's body is sent (or dropped).
+struct InFlight(Arc<Activity>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut s = self.0.state.lock().expect("not poisoned");
+        s.0 -= 1;
+        s.1 += 1;
+        s.2 = Instant::now();
+    }
+}
+
+impl Activity {
+    fn begin(self: &Arc<Self>) -> InFlight {
+        self.state.lock().expect("not poisoned").0 += 1;
+        InFlight(self.clone())
+    }
+
+    /// When the connection is due to close if nothing changes; `None` while busy.
+    fn deadline(&self, limits: &Limits) -> Option<Instant> {
+        let (in_flight, answered, since) = *self.state.lock().expect("not poisoned");
+        let wait = if answered == 0 { limits.header_timeout } else { limits.idle_timeout };
+        (in_flight == 0).then_some(since + wait)
+    }
+
+    fn idle_for(&self) -> Option<Duration> {
+        let (in_flight, _, since) = *self.state.lock().expect("not poisoned");
+        (in_flight == 0).then(|| since.elapsed())
+    }
+}
+
+fn timed_out(limit: Duration) -> Response {
+    let body = serde_json::json!({ "error": {
+        "code": "timeout",
+        "message": format!("the request took longer than {} s", limit.as_secs()),
+    }});
+    (StatusCode::SERVICE_UNAVAILABLE, axum::Json(body)).into_response()
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves, then lets open requests
+/// finish (up to 10 s).
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    limits: Limits,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let cap = limits.max_connections.max(1);
+    let permits = Arc::new(Semaphore::new(cap));
+    let room = Arc::new(Notify::new());
+    let (stop, stopping) = watch::channel(false);
+    tokio::pin!(shutdown);
+    loop {
+        let permit = loop {
+            match permits.clone().try_acquire_owned() {
+                Ok(p) => break Some(p),
+                Err(_) => room.notify_waiters(),
+            }
+            tokio::select! {
+                p = permits.clone().acquire_owned() => break p.ok(),
+                _ = tokio::time::sleep(MAKE_ROOM_AFTER / 2) => {}
+                _ = &mut shutdown => break None,
+            }
+        };
+        let Some(permit) = permit else { break };
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    // Out of descriptors or memory: wait rather than spin.
+                    eprintln!("error: accepting a connection: {e}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            _ = &mut shutdown => break,
+        };
+        let (router, room, stopping) = (router.clone(), room.clone(), stopping.clone());
+        tokio::spawn(async move {
+            connection(stream, peer, router, limits, room, stopping).await;
+            drop(permit);
+        });
+    }
+    let _ = stop.send(true);
+    let _ = tokio::time::timeout(Duration::from_secs(10), permits.acquire_many(cap as u32)).await;
+    Ok(())
+}
+
+async fn connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    router: Router,
+    limits: Limits,
+    room: Arc<Notify>,
+    mut stopping: watch::Receiver<bool>,
+) {
+    let _ = stream.set_nodelay(true);
+    let activity = Arc::new(Activity { state: Mutex::new((0, 0, Instant::now())) });
+    let service = {
+        let activity = activity.clone();
+        hyper::service::service_fn(move |mut request: Request<Incoming>| {
+            let in_flight = activity.begin();
+            request.extensions_mut().insert(ConnectInfo(peer));
+            let router = router.clone();
+            async move {
+                let response =
+                    match tokio::time::timeout(limits.request_timeout, router.oneshot(request)).await {
+                        Ok(Ok(response)) => response,
+                        Ok(Err(never)) => match never {},
+                        Err(_) => timed_out(limits.request_timeout),
+                    };
+                // The request counts as in flight until its body is sent.
+                let response = response.map(|body| {
+                    Body::new(body.map_frame(move |frame| {
+                        let _ = &in_flight;
+                        frame
+                    }))
+                });
+                Ok::<_, Infallible>(response)
+            }
+        })
+    };
+    // hyper's own header timer also runs between requests; ours are the tighter ones.
+    let conn = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout.max(limits.idle_timeout) + Duration::from_secs(1))
+        .serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(conn);
+    let mut closing = false;
+    loop {
+        let check = activity.deadline(&limits).unwrap_or_else(|| {
+            Instant::now() + limits.header_timeout.min(limits.idle_timeout).max(Duration::from_millis(100))
+        });
+        tokio::select! {
+            _ = conn.as_mut() => return,
+            _ = tokio::time::sleep_until(check), if !closing => {
+                // Nothing in flight: no answer is cut by closing.
+                if activity.deadline(&limits).is_some_and(|d| d <= Instant::now()) {
+                    return;
+                }
+            }
+            _ = room.notified(), if !closing => {
+                if activity.idle_for().is_some_and(|d| d >= MAKE_ROOM_AFTER) {
+                    return;
+                }
+            }
+            _ = stopping.changed(), if !closing => {
+                conn.as_mut().graceful_shutdown();
+                closing = true;
+            }
+        }
+    }
+}

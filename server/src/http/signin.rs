@@ -1,0 +1,237 @@
+//! Signing in and out (issue 10, finding 6): login throttled per username and per client
+//! address, refresh tokens rotated with reuse detection, logout, and password change.
+
+use std::net::SocketAddr;
+
+use axum::Extension;
+use axum::Json;
+use axum::extract::{ConnectInfo, State};
+use axum::http::StatusCode;
+use axum::http::header::RETRY_AFTER;
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::http::auth::{self, ACCESS_TTL_S, Session};
+use crate::http::{ApiError, AppBytes, AppJson, AppState};
+use crate::store::sessions::Rotation;
+use crate::store::throttle::{Failure, Key};
+use crate::store::users::{MAX_PASSWORD_BYTES, User, password_problem};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Login {
+    username: String,
+    password: String,
+}
+
+#[derive(Serialize)]
+pub struct Tokens {
+    access_token: String,
+    /// Opaque; good for one refresh: the answer carries the next one.
+    refresh_token: String,
+    token_type: &'static str,
+    expires_in: i64,
+    user: User,
+}
+
+/// 429 with `Retry-After`, in the API's error shape.
+pub struct Throttled(i64);
+
+impl IntoResponse for Throttled {
+    fn into_response(self) -> Response {
+        let s = self.0.max(1);
+        let body = json!({ "error": {
+            "code": "too-many-requests",
+            "message": format!("too many failed sign-ins: try again in {s} s"),
+        }});
+        (StatusCode::TOO_MANY_REQUESTS, [(RETRY_AFTER, s.to_string())], Json(body)).into_response()
+    }
+}
+
+/// The client's address, when the request came over a socket (the router driven without
+/// one, as tests do, has none: then only the username is throttled).
+fn address(connect: &Option<Extension<ConnectInfo<SocketAddr>>>) -> Option<String> {
+    connect.as_ref().map(|Extension(ConnectInfo(a))| a.ip().to_string())
+}
+
+fn keys(username: &str, address: Option<&str>) -> Vec<Key> {
+    let mut keys = vec![Key::username(username)];
+    keys.extend(address.map(Key::address));
+    keys
+}
+
+/// Checks a password for `username` unless the username or address is blocked; counts a
+/// failure. `Ok(Err(..))` is the 429 to answer.
+async fn checked<T>(
+    state: &AppState,
+    username: &str,
+    address: Option<&str>,
+    check: impl Future<Output = Result<Option<T>, ApiError>>,
+) -> Result<Result<T, Throttled>, ApiError> {
+    let keys = keys(username, address);
+    let now = state.now();
+    // Blocked: the password is not even looked at, so the right one fares no better.
+    if let Some(wait) = state.store.login_blocked(&keys, now).await? {
+        return Ok(Err(Throttled(wait)));
+    }
+    if let Some(found) = check.await? {
+        state.store.login_succeeded(username).await?;
+        return Ok(Ok(found));
+    }
+    let failure = Failure { username, address };
+    if let Some(wait) = state.store.login_failed(&keys, &failure, now).await? {
+        return Ok(Err(Throttled(wait)));
+    }
+    Err(ApiError::Unauthorized("wrong username or password".into()))
+}
+
+async fn tokens_for(state: &AppState, user: User) -> Result<Json<Tokens>, ApiError> {
+    let now = state.now();
+    let (family, refresh_token) = state.store.start_family(user.id, now).await?;
+    Ok(Json(Tokens {
+        access_token: auth::issue_access(&state.keys, user.id, &family, now)?,
+        refresh_token,
+        token_type: "Bearer",
+        expires_in: ACCESS_TTL_S,
+        user,
+    }))
+}
+
+pub async fn login(
+    State(state): State<AppState>,
+    connect: Option<Extension<ConnectInfo<SocketAddr>>>,
+    AppJson(body): AppJson<Login>,
+) -> Result<Response, ApiError> {
+    if body.username.len() > 200 || body.password.len() > MAX_PASSWORD_BYTES {
+        return Err(ApiError::Unprocessable("username or password too long".into()));
+    }
+    let address = address(&connect);
+    let check = async { Ok(state.store.authenticate(&body.username, &body.password).await?) };
+    match checked(&state, &body.username, address.as_deref(), check).await? {
+        Ok(user) => Ok(tokens_for(&state, user).await?.into_response()),
+        Err(throttled) => Ok(throttled.into_response()),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Refresh {
+    refresh_token: String,
+}
+
+pub async fn refresh(
+    State(state): State<AppState>,
+    AppJson(body): AppJson<Refresh>,
+) -> Result<Json<Tokens>, ApiError> {
+    let now = state.now();
+    let gone = |m: &str| ApiError::Unauthorized(format!("{m}: sign in again"));
+    let (user_id, family, token) = match state.store.rotate(&body.refresh_token, now).await? {
+        Rotation::Rotated { user_id, family, token } => (user_id, family, token),
+        Rotation::Unknown => return Err(gone("invalid token")),
+        Rotation::Expired => return Err(gone("the session has expired")),
+        Rotation::Revoked => return Err(gone("the session has ended")),
+        Rotation::Reused { user_id, family } => {
+            eprintln!("warning: refresh token reused (user {user_id}, family {family}): family revoked");
+            return Err(gone("this refresh token was already used, so the session has ended"));
+        }
+    };
+    let user = state.store.user(user_id).await?.ok_or_else(|| gone("the account no longer exists"))?;
+    Ok(Json(Tokens {
+        access_token: auth::issue_access(&state.keys, user_id, &family, now)?,
+        refresh_token: token,
+        token_type: "Bearer",
+        expires_in: ACCESS_TTL_S,
+        user,
+    }))
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Logout {
+    refresh_token: Option<String>,
+}
+
+/// Ends a sign-in: the family of the refresh token in the body and/or of the bearer
+/// access token is revoked; their tokens stop working at once.
+pub async fn logout(
+    State(state): State<AppState>,
+    session: Result<Session, ApiError>,
+    AppBytes(bytes): AppBytes,
+) -> Result<StatusCode, ApiError> {
+    // The body is optional: the web app signs out with its access token alone.
+    let body: Logout = if bytes.iter().all(u8::is_ascii_whitespace) {
+        Logout::default()
+    } else {
+        serde_json::from_slice(&bytes).map_err(|e| ApiError::Unprocessable(format!("the body: {e}")))?
+    };
+    let now = state.now();
+    let mut families = Vec::new();
+    if let Some(token) = &body.refresh_token {
+        let (_, family) = state
+            .store
+            .family_of(token)
+            .await?
+            .ok_or_else(|| ApiError::Unauthorized("invalid token: sign in again".into()))?;
+        families.push(family);
+    }
+    match session {
+        Ok(Session { family: Some(f), .. }) => families.push(f),
+        Ok(_) => {}
+        Err(e) if families.is_empty() => return Err(e),
+        Err(_) => {}
+    }
+    for family in families {
+        state.store.revoke_family(&family, now).await?;
+    }
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewPassword {
+    current_password: String,
+    new_password: String,
+}
+
+/// Changes the caller's own password. The current one is checked under the same throttle
+/// as a sign-in (a stolen access token must not become a way to guess it); the user's
+/// other sign-ins are ended.
+pub async fn change_password(
+    State(state): State<AppState>,
+    connect: Option<Extension<ConnectInfo<SocketAddr>>>,
+    session: Session,
+    AppJson(body): AppJson<NewPassword>,
+) -> Result<Response, ApiError> {
+    if body.current_password.len() > MAX_PASSWORD_BYTES {
+        return Err(ApiError::Unauthorized("wrong username or password".into()));
+    }
+    if let Some(problem) = password_problem(&body.new_password) {
+        return Err(ApiError::Unprocessable(problem));
+    }
+    let user = &session.user;
+    let address = address(&connect);
+    let check = async {
+        let ok = state.store.check_password(user.id, &body.current_password).await?;
+        Ok(ok.then_some(()))
+    };
+    if let Err(throttled) = checked(&state, &user.username, address.as_deref(), check).await? {
+        return Ok(throttled.into_response());
+    }
+    let now = state.now();
+    state.store.set_password(user.id, &body.new_password).await?;
+    let ended = state.store.revoke_families_of(user.id, session.family.as_deref().unwrap_or(""), now).await?;
+    let mut conn = state.store.pool.acquire().await?;
+    let message = format!("{} changed their password; {ended} other sign-in tokens revoked", user.username);
+    crate::store::events::record(
+        &mut conn,
+        now,
+        "password-changed",
+        None,
+        &user.username,
+        &message,
+        &json!({}),
+    )
+    .await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
