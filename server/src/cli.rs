@@ -88,6 +88,15 @@ pub struct ServeArgs {
     /// Seconds after the notice before an idle allocation is reclaimed.
     #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(i64).range(0..))]
     pub idle_notice_s: i64,
+    /// Jobs one user may have pending at once; more are refused (422).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(i64).range(1..))]
+    pub max_pending_per_user: i64,
+    /// Active templates one group may keep; more are refused (422).
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(i64).range(1..))]
+    pub max_templates_per_group: i64,
+    /// Dry runs one user may ask for per 10 s; more are answered 429 with Retry-After.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub dry_runs_per_10s: u32,
 }
 
 #[derive(Debug, clap::Args)]

@@ -5,6 +5,7 @@
 mod accounts;
 mod agent;
 pub mod auth;
+pub mod bounds;
 mod changes;
 mod cluster;
 mod error;
@@ -12,10 +13,12 @@ mod extract;
 pub mod jobs;
 mod loans;
 mod openapi;
+mod page;
 mod policies;
 pub mod projects;
 mod records;
 mod rows;
+mod runtime;
 pub mod scope;
 mod templates;
 mod views;
@@ -52,6 +55,8 @@ pub struct AppState {
     pub fleet: Arc<Fleet>,
     /// The built web app's folder.
     pub web_dir: std::path::PathBuf,
+    /// Caps on what one caller may ask of the server (finding 8).
+    pub bounds: Arc<bounds::Bounds>,
 }
 
 impl AppState {
