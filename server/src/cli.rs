@@ -226,6 +226,22 @@ pub enum BenchCommand {
     Api(BenchApiArgs),
     /// Many simulated agents syncing against one server: latency and the server's CPU.
     Agents(BenchAgentsArgs),
+    /// Lists against a real server with 1,000 templates and 10,000 jobs: /api/templates and /api/me.
+    Templates(BenchTemplatesArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BenchTemplatesArgs {
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub templates: u32,
+    /// Finished jobs, launched from the templates in turn.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(0..=10_000_000))]
+    pub jobs: u32,
+    /// Requests timed per figure.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub requests: u32,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 #[derive(Debug, clap::Args)]

@@ -11,6 +11,8 @@ pub mod bench;
 pub mod bench_agents;
 /// `tidepool bench api`: the record path's speed, submit to placed.
 pub mod bench_api;
+/// `tidepool bench templates`: list routes against 1,000 templates and 10,000 jobs.
+pub mod bench_templates;
 /// Civil dates in UTC: archive years, budget months.
 pub mod calendar;
 /// Command-line flags of every subcommand.

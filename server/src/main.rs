@@ -22,6 +22,9 @@ fn main() -> ExitCode {
         Command::Bench { what: BenchCommand::Agents(args) } => {
             tidepool::bench_agents::run(args).map(|out| (out, true))
         }
+        Command::Bench { what: BenchCommand::Templates(args) } => {
+            tidepool::bench_templates::run(args).map(|out| (out, true))
+        }
         Command::Bench { what: BenchCommand::Cycle(args) } => {
             tidepool::bench::cycle(args).map(|out| (out, true))
         }
