@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use serde_json::{Value, json};
 
 use crate::api;
-use crate::ui::{act, load, rows, show, status_line, text, when};
+use crate::ui::{act, before_param, load, pager, rows, show, status_line, text, when};
 
 #[component]
 pub fn QueuePage() -> impl IntoView {
@@ -15,8 +15,14 @@ pub fn QueuePage() -> impl IntoView {
     let refresh = RwSignal::new(0);
     let status = RwSignal::new(None::<String>);
     let mine = load(|| "/api/jobs?mine=true&limit=50".into(), refresh, Some(Duration::from_secs(3)));
-    let pending = load(|| "/api/jobs?state=pending&limit=200".into(), refresh, Some(Duration::from_secs(3)));
-    let templates = load(|| "/api/templates".into(), refresh, None);
+    // The queue a page at a time, newest first: "Older" follows the page's `next`.
+    let pending_before = RwSignal::new(None::<i64>);
+    let pending = load(
+        move || format!("/api/jobs?state=pending&limit=200{}", before_param(pending_before)),
+        refresh,
+        Some(Duration::from_secs(3)),
+    );
+    let templates = load(|| "/api/templates?limit=500".into(), refresh, None);
     let receipt_of = RwSignal::new(None::<i64>);
     let receipt = load(move || format!("/api/jobs/{}", receipt_of.get().unwrap_or(0)), refresh, None);
     let is_admin = move || session.role() == "admin";
@@ -141,7 +147,7 @@ pub fn QueuePage() -> impl IntoView {
             <p id="dry-run">{move || rehearsal.get()}</p>
         </section>
         <section id="my-jobs"><h2>"My jobs"</h2>{show(mine, move |v| jobs_table(v, true))}</section>
-        <section id="pending"><h2>"Waiting, in dispatch order"</h2>{show(pending, move |v| jobs_table(v, false))}</section>
+        <section id="pending"><h2>"Waiting, in dispatch order"</h2>{show(pending, move |v| jobs_table(v, false))}{pager(pending, pending_before)}</section>
         <Show when=move || receipt_of.get().is_some()>
             <section id="receipt">
                 <h2>"Dispatch receipt"</h2>

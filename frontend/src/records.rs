@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::{load, rows, show, text, when};
+use crate::ui::{before_param, load, pager, rows, show, text, when};
 
 #[component]
 pub fn RecordsPage() -> impl IntoView {
@@ -12,19 +12,31 @@ pub fn RecordsPage() -> impl IntoView {
     let (group, year, tag) =
         (RwSignal::new(String::new()), RwSignal::new(String::new()), RwSignal::new(String::new()));
     let query = RwSignal::new(String::new());
+    // Both lists are newest first, a page at a time: "Older" follows the page's `next`.
+    let (events_before, archive_before) = (RwSignal::new(None::<i64>), RwSignal::new(None::<i64>));
     let events = load(
         move || {
             let k = kind.get();
+            let page = before_param(events_before);
             if k.trim().is_empty() {
-                "/api/events?limit=100".into()
+                format!("/api/events?limit=100{page}")
             } else {
-                format!("/api/events?limit=100&kind={}", k.trim())
+                format!("/api/events?limit=100&kind={}{page}", js_sys::encode_uri_component(k.trim()))
             }
         },
         refresh,
         None,
     );
-    let archive = load(move || format!("/api/archive?limit=100{}", query.get()), refresh, None);
+    // Another kind starts from the newest again.
+    Effect::new(move |_| {
+        kind.track();
+        events_before.set(None);
+    });
+    let archive = load(
+        move || format!("/api/archive?limit=100{}{}", query.get(), before_param(archive_before)),
+        refresh,
+        None,
+    );
     let job_id = RwSignal::new(String::new());
     let shown = RwSignal::new(None::<i64>);
     let receipt = load(move || format!("/api/jobs/{}", shown.get().unwrap_or(0)), refresh, None);
@@ -36,6 +48,7 @@ pub fn RecordsPage() -> impl IntoView {
                 q.push_str(&format!("&{key}={}", js_sys::encode_uri_component(v.trim())));
             }
         }
+        archive_before.set(None);
         query.set(q);
     };
     view! {
@@ -66,6 +79,7 @@ pub fn RecordsPage() -> impl IntoView {
                     </table>
                 }.into_any()
             })}
+            {pager(archive, archive_before)}
         </section>
         <section>
             <h2>"A job's dispatch receipt"</h2>
@@ -100,6 +114,7 @@ pub fn RecordsPage() -> impl IntoView {
                     </table>
                 }.into_any()
             })}
+            {pager(events, events_before)}
         </section>
     }
 }

@@ -12,7 +12,7 @@ pub fn TemplatesPage() -> impl IntoView {
     let session = api::session();
     let refresh = RwSignal::new(0);
     let status = RwSignal::new(None::<String>);
-    let templates = load(|| "/api/templates".into(), refresh, None);
+    let templates = load(|| "/api/templates?limit=500".into(), refresh, None);
     let groups = load(|| "/api/groups".into(), refresh, None);
     let (name, image, command, gpus) = (
         RwSignal::new(String::new()),

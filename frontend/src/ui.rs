@@ -106,3 +106,25 @@ pub fn rows(v: &Value, key: &str) -> Vec<Value> {
 pub fn status_line(status: RwSignal<Option<String>>) -> impl IntoView {
     move || status.get().map(|e| view! { <p class="error">{e}</p> })
 }
+
+/// Paging for a newest-first list (the API answers `next`, the cursor of the next page):
+/// "Older" shows the page after `state`'s, "Newest" goes back to the first.
+pub fn pager(state: RwSignal<Load>, before: RwSignal<Option<i64>>) -> impl IntoView {
+    move || {
+        let next = match state.get() {
+            Load::Ready(v) => v["next"].as_i64(),
+            _ => None,
+        };
+        view! {
+            <div class="row pager">
+                {before.get().is_some().then(|| view! { <button on:click=move |_| before.set(None)>"Newest"</button> })}
+                {next.map(|n| view! { <button on:click=move |_| before.set(Some(n))>"Older"</button> })}
+            </div>
+        }
+    }
+}
+
+/// `&before=N` for a page cursor, or nothing.
+pub fn before_param(before: RwSignal<Option<i64>>) -> String {
+    before.get().map(|b| format!("&before={b}")).unwrap_or_default()
+}

@@ -79,6 +79,8 @@ async fn bench(args: &BenchApiArgs) -> Result<String, String> {
         policies: Arc::new(crate::policy::desk::PolicyDesk::new(None)?),
         fleet: Arc::new(crate::fleet::Fleet::new(crate::fleet::FleetConfig::default())),
         web_dir: crate::http::web::default_dir(),
+        // One user submits every job: the pending cap is the bench's size.
+        bounds: Arc::new(crate::http::bounds::Bounds::new(i64::from(args.jobs), 500, 10, 10)),
     };
     let me = store.authenticate(&user, "bench-pw").await.map_err(err)?.ok_or("bench user")?;
     let token = auth::issue(&state.keys, &me, "access", now).map_err(|e| e.to_string())?;

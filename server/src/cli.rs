@@ -103,6 +103,15 @@ pub struct ServeArgs {
     /// Connections open at once (more wait; idle ones are closed to make room).
     #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_connections: u64,
+    /// Jobs one user may have pending at once; more are refused (422).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(i64).range(1..))]
+    pub max_pending_per_user: i64,
+    /// Active templates one group may keep; more are refused (422).
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(i64).range(1..))]
+    pub max_templates_per_group: i64,
+    /// Dry runs one user may ask for per 10 s; more are answered 429 with Retry-After.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub dry_runs_per_10s: u32,
 }
 
 #[derive(Debug, clap::Args)]
@@ -275,6 +284,8 @@ pub enum BenchCommand {
     Agents(BenchAgentsArgs),
     /// Sign-in throttling and `/api/me` with many idle connections open, against a server.
     Security(BenchSecurityArgs),
+    /// Lists against a real server with 1,000 templates and 10,000 jobs: /api/templates and /api/me.
+    Templates(BenchTemplatesArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -305,6 +316,20 @@ pub struct BenchSecurityArgs {
     #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub requests: u32,
     #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BenchTemplatesArgs {
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub templates: u32,
+    /// Finished jobs, launched from the templates in turn.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(0..=10_000_000))]
+    pub jobs: u32,
+    /// Requests timed per figure.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub requests: u32,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 }
 

@@ -25,6 +25,9 @@ fn main() -> ExitCode {
         Command::Bench { what: BenchCommand::Security(args) } => {
             tidepool::bench_security::run(args).map(|out| (out, true))
         }
+        Command::Bench { what: BenchCommand::Templates(args) } => {
+            tidepool::bench_templates::run(args).map(|out| (out, true))
+        }
         Command::Bench { what: BenchCommand::Cycle(args) } => {
             tidepool::bench::cycle(args).map(|out| (out, true))
         }

@@ -160,6 +160,12 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         policies: desk.clone(),
         fleet: fleet.clone(),
         web_dir: crate::http::web::default_dir(),
+        bounds: Arc::new(crate::http::bounds::Bounds::new(
+            args.max_pending_per_user,
+            args.max_templates_per_group,
+            args.dry_runs_per_10s as usize,
+            10,
+        )),
     };
     let holder =
         format!("{}-{}", std::env::var("HOSTNAME").unwrap_or_else(|_| "tidepool".into()), std::process::id());

@@ -84,7 +84,7 @@ impl Cluster {
     }
 
     fn events(&self, token: &str, id: i64) -> Vec<Value> {
-        let v = call(&self.addr, "GET", &format!("/api/events?job={id}&limit=1000"), token, None);
+        let v = call(&self.addr, "GET", &format!("/api/events?job={id}&limit=500"), token, None);
         v["events"].as_array().unwrap().iter().rev().cloned().collect()
     }
 }

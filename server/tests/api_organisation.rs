@@ -91,6 +91,10 @@ async fn templates_launch_their_shape_only_where_granted() {
         let t = list["templates"].as_array().unwrap().iter().find(|t| t["id"] == id).unwrap().clone();
         assert_eq!((t["uses"].clone(), t["usable"].clone()), (json!(2), json!(true)), "{engine}: {t}");
         assert_eq!(t["granted_to"], json!(["speech"]), "{engine}");
+        // Env values are the owning group's: a granted group sees the names only (finding 10).
+        assert_eq!(t["env"]["EPOCHS"], "•••", "{engine}");
+        let owners = get(&app, "/api/templates", &lead).await;
+        let t = owners["templates"].as_array().unwrap().iter().find(|t| t["id"] == id).unwrap().clone();
         assert_eq!(t["env"]["EPOCHS"], "90", "{engine}");
         // The quarterly review lists templates unused for N days; this one was just used.
         let stale = get(&app, "/api/templates?stale_days=90", &lead).await;
@@ -391,8 +395,10 @@ async fn a_dry_run_says_what_would_happen_and_writes_nothing() {
         assert!(over["why"].as_str().unwrap().starts_with("over quota"), "{engine}: {over}");
         let mut t4 = job(1);
         t4["model"] = json!("T4");
-        let (_, none) = send(&app, "POST", "/api/jobs/dry-run", &dev, t4).await;
-        assert_eq!(none["why"], "no node has T4 GPUs", "{engine}");
+        // A model no node has is refused, naming the models there are (finding 8).
+        let (s, none) = send(&app, "POST", "/api/jobs/dry-run", &dev, t4).await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{engine}: {none}");
+        assert!(none["error"]["message"].as_str().unwrap().contains("A100-80G"), "{engine}: {none}");
         assert_eq!(
             (app.count("jobs").await, app.count("events").await),
             (jobs, events),

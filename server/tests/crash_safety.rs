@@ -110,7 +110,7 @@ fn crash_and_restart(engine: &str, database: Option<&str>) {
     holders.dedup();
     assert_eq!(holders.len(), held, "{engine}: a job holds one GPU each; none is counted twice");
     let (status, running) =
-        http(&addr, "GET", "/api/jobs?state=running&limit=1000", Some(&token), None).expect("list");
+        http(&addr, "GET", "/api/jobs?state=running&limit=500", Some(&token), None).expect("list");
     assert_eq!(status, 200, "{engine}: {running}");
     let running: serde_json::Value = serde_json::from_str(&running).expect("json");
     assert_eq!(

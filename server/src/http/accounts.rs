@@ -49,11 +49,22 @@ pub async fn create_group(
     Ok((StatusCode::CREATED, Json(json!({ "id": id, "name": name }))))
 }
 
-/// Everyone's username, role and group: who holds what is team-visible (V3).
-pub async fn users(State(state): State<AppState>, _caller: Caller) -> Result<Json<Value>, ApiError> {
+/// Everyone's username, role and group: who holds what is team-visible (V3). Oldest
+/// first, a page at a time (`next` goes in `after`).
+pub async fn users(
+    State(state): State<AppState>,
+    _caller: Caller,
+    crate::http::page::Listing(crate::http::page::NoFilters {}, page): crate::http::page::Listing<
+        crate::http::page::NoFilters,
+    >,
+) -> Result<Json<Value>, ApiError> {
     let rows = sqlx::query(
-        "SELECT u.id, u.username, u.role, g.name FROM users u LEFT JOIN groups g ON g.id = u.group_id ORDER BY u.username",
+        "SELECT u.id, u.username, u.role, g.name FROM users u LEFT JOIN groups g ON g.id = u.group_id \
+         WHERE u.id > $1 AND u.id < $2 ORDER BY u.id LIMIT $3",
     )
+    .bind(page.after.unwrap_or(i64::MIN))
+    .bind(page.before.unwrap_or(i64::MAX))
+    .bind(page.fetch())
     .fetch_all(&state.store.pool)
     .await?;
     let users = crate::http::rows::objects(
@@ -65,7 +76,8 @@ pub async fn users(State(state): State<AppState>, _caller: Caller) -> Result<Jso
             ("group", crate::http::rows::Col::OptText),
         ],
     )?;
-    Ok(Json(json!({ "users": users })))
+    let (users, next) = page.finish(users);
+    Ok(Json(json!({ "users": users, "next": next })))
 }
 
 #[derive(Deserialize)]

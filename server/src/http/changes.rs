@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use sqlx::Row;
 
 use crate::http::auth::Caller;
+use crate::http::page::{Filters, Listing, NoFilters, Order};
 use crate::http::rows::{Col, objects};
 use crate::http::scope::{CATEGORIES, group_named, one_of, require_admin, text};
 use crate::http::{ApiError, AppJson, AppPath, AppState};
@@ -36,13 +37,22 @@ fn a100() -> String {
     "A100-80G".into()
 }
 
-pub async fn list(State(state): State<AppState>, _caller: Caller) -> Result<Json<Value>, ApiError> {
-    let rows = sqlx::query(
+/// Changes, newest first, a page at a time (`next` goes in `before`).
+pub async fn list(
+    State(state): State<AppState>,
+    _caller: Caller,
+    Listing(NoFilters {}, page): Listing<NoFilters>,
+) -> Result<Json<Value>, ApiError> {
+    let mut filters = Filters::default();
+    filters.page("id", &page);
+    let sql = format!(
         "SELECT id, kind, summary, payload, state, proposed_by, proposed_at, reviewed_by, reviewed_at, review_note \
-         FROM changes ORDER BY id DESC LIMIT 500",
-    )
-    .fetch_all(&state.store.pool)
-    .await?;
+         FROM changes{} {} LIMIT {}",
+        filters.sql(),
+        Order::NewestFirst.sql("id"),
+        page.fetch()
+    );
+    let rows = filters.bind(sqlx::query(sqlx::AssertSqlSafe(sql))).fetch_all(&state.store.pool).await?;
     let changes = objects(
         &rows,
         &[
@@ -58,7 +68,8 @@ pub async fn list(State(state): State<AppState>, _caller: Caller) -> Result<Json
             ("review_note", Col::OptText),
         ],
     )?;
-    Ok(Json(json!({ "changes": changes })))
+    let (changes, next) = page.finish(changes);
+    Ok(Json(json!({ "changes": changes, "next": next })))
 }
 
 /// `PUT /api/quotas`: proposes a quota change; nothing changes until a second admin applies it.

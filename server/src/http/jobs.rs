@@ -1,17 +1,22 @@
 //! Submitting, listing and cancelling jobs. Members act for their own group (and cancel
 //! their own jobs), managers for their group, admins anywhere (Q6).
 
+use std::collections::BTreeMap;
+
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::Row;
 
 use crate::http::auth::Caller;
+use crate::http::bounds::{known_model, pending_cap, too_many};
+use crate::http::page::{Arg, Filters, Listing, Order};
 use crate::http::rows::{Col, objects};
-use crate::http::scope::{CATEGORIES, CLASSES, TOPOLOGIES, acting_group, group_named, one_of, text};
-use crate::http::{ApiError, AppJson, AppPath, AppQuery, AppState, projects, templates};
+use crate::http::scope::{CATEGORIES, CLASSES, TOPOLOGIES, acting_group, command, group_named, one_of, text};
+use crate::http::{ApiError, AppJson, AppPath, AppState, projects, runtime, templates};
 use crate::store::events::record;
 use crate::store::jobs::NewJob;
 use crate::store::users::Role;
@@ -31,6 +36,10 @@ pub struct Submit {
     topology: Option<String>,
     time_limit_s: Option<u64>,
     checkpointable: Option<bool>,
+    /// The container image to run in; none: the node's sandbox.
+    image: Option<String>,
+    /// Environment variables for the job (no TIDEPOOL_*, no loader variables).
+    env: Option<BTreeMap<String, String>>,
     /// Launch this template: its frozen shape, nothing overridden (T1).
     template: Option<i64>,
     /// The project whose priority grant the job runs under (P2).
@@ -51,6 +60,10 @@ pub struct Spec {
     pub topology: String,
     pub time_limit_s: Option<i64>,
     pub checkpointable: bool,
+    /// The container image: the spec's, or the template's.
+    pub image: Option<String>,
+    /// The spec's environment (a template's stays with the template).
+    pub env: BTreeMap<String, String>,
 }
 
 impl Submit {
@@ -63,6 +76,8 @@ impl Submit {
             || self.topology.is_some()
             || self.time_limit_s.is_some()
             || self.checkpointable.is_some()
+            || self.image.is_some()
+            || self.env.is_some()
     }
 
     fn spec(self) -> Result<Spec, ApiError> {
@@ -81,6 +96,8 @@ impl Submit {
             topology: self.topology.unwrap_or_else(|| "any".into()),
             time_limit_s: self.time_limit_s.map(|t| t.min(i64::MAX as u64) as i64),
             checkpointable: self.checkpointable.unwrap_or(false),
+            image: self.image,
+            env: self.env.unwrap_or_default(),
         })
     }
 }
@@ -88,9 +105,7 @@ impl Submit {
 /// The checks every job passes, from a spec or a template.
 pub fn validate(spec: &Spec) -> Result<(), ApiError> {
     text(&spec.name, "name", 200)?;
-    if spec.command.is_empty() || spec.command.len() > 10_000 {
-        return Err(ApiError::Unprocessable("a command is 1 to 10,000 bytes".into()));
-    }
+    command(&spec.command, "command", 10_000)?;
     if !(1..=4096).contains(&spec.gpus) {
         return Err(ApiError::Unprocessable("gpus must be between 1 and 4096".into()));
     }
@@ -100,7 +115,11 @@ pub fn validate(spec: &Spec) -> Result<(), ApiError> {
     }
     one_of(&spec.category, CATEGORIES, "category")?;
     one_of(&spec.class, CLASSES, "class")?;
-    one_of(&spec.topology, TOPOLOGIES, "topology")
+    one_of(&spec.topology, TOPOLOGIES, "topology")?;
+    if let Some(image) = &spec.image {
+        runtime::image(image)?;
+    }
+    runtime::env(&spec.env)
 }
 
 fn tags(tags: &[String]) -> Result<Vec<String>, ApiError> {
@@ -146,6 +165,7 @@ pub async fn prepare(
         None => body.spec()?,
     };
     validate(&spec)?;
+    known_model(state, &spec.model).await?;
     let project_id = projects::admit(state, group_id, project.as_deref(), &spec, state.now()).await?;
     Ok(Prepared { group_id, spec, project_id, template_id, tags })
 }
@@ -156,7 +176,10 @@ pub async fn submit(
     AppJson(body): AppJson<Submit>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let Prepared { group_id, spec, project_id, template_id, tags } = prepare(&state, &user, body).await?;
+    pending_cap(&state, user.id).await?;
     let now = state.now();
+    let env = (!spec.env.is_empty()).then(|| serde_json::to_string(&spec.env)).transpose();
+    let env = env.map_err(|e| ApiError::Internal(e.to_string()))?;
     let job = NewJob {
         group_id,
         submitted_by: user.id,
@@ -173,6 +196,8 @@ pub async fn submit(
         project_id,
         template_id,
         tags: &tags,
+        image: spec.image.as_deref(),
+        env: env.as_deref(),
     };
     let id = state.store.submit_job(&job, now).await?;
     state.wake.notify_one();
@@ -188,40 +213,36 @@ pub struct ListQuery {
     /// Only the caller's own submissions.
     #[serde(default)]
     mine: bool,
-    #[serde(default = "default_limit")]
-    limit: i64,
 }
 
-fn default_limit() -> i64 {
-    100
-}
-
+/// Jobs, newest first, a page at a time (`next` goes in `before`).
 pub async fn list(
     State(state): State<AppState>,
     Caller(user): Caller,
-    AppQuery(q): AppQuery<ListQuery>,
+    Listing(q, page): Listing<ListQuery>,
 ) -> Result<Json<Value>, ApiError> {
+    let mut filters = Filters::default();
     if let Some(s) = &q.state {
         one_of(s, &["pending", "running", "succeeded", "failed", "timed-out", "cancelled"], "state")?;
+        filters.and("j.state = ?", Arg::Text(s.clone()));
     }
-    let group = match &q.group {
-        Some(name) => Some(group_named(&state, name).await?),
-        None => None,
-    };
-    let rows = sqlx::query(
+    if let Some(name) = &q.group {
+        filters.and("j.group_id = ?", Arg::Int(group_named(&state, name).await?));
+    }
+    if q.mine {
+        filters.and("j.submitted_by = ?", Arg::Int(user.id));
+    }
+    filters.page("j.id", &page);
+    let sql = format!(
         "SELECT j.id, j.name, g.name, j.gpus, j.state, j.reason, j.position, j.submitted_at, j.class, \
          j.category, j.model, u.username, j.template_id, p.name, j.estimated_start FROM jobs j \
          JOIN groups g ON g.id = j.group_id \
-         JOIN users u ON u.id = j.submitted_by LEFT JOIN projects p ON p.id = j.project_id \
-         WHERE ($1 IS NULL OR j.state = $1) AND ($2 IS NULL OR j.group_id = $2) AND ($3 IS NULL OR j.submitted_by = $3) \
-         ORDER BY j.id DESC LIMIT $4",
-    )
-    .bind(q.state.as_deref())
-    .bind(group)
-    .bind(q.mine.then_some(user.id))
-    .bind(q.limit.clamp(1, 1000))
-    .fetch_all(&state.store.pool)
-    .await?;
+         JOIN users u ON u.id = j.submitted_by LEFT JOIN projects p ON p.id = j.project_id{} {} LIMIT {}",
+        filters.sql(),
+        Order::NewestFirst.sql("j.id"),
+        page.fetch()
+    );
+    let rows = filters.bind(sqlx::query(sqlx::AssertSqlSafe(sql))).fetch_all(&state.store.pool).await?;
     let jobs = objects(
         &rows,
         &[
@@ -242,7 +263,8 @@ pub async fn list(
             ("estimated_start", Col::OptInt),
         ],
     )?;
-    Ok(Json(json!({ "jobs": jobs })))
+    let (jobs, next) = page.finish(jobs);
+    Ok(Json(json!({ "jobs": jobs, "next": next })))
 }
 
 pub async fn cancel(
@@ -307,15 +329,22 @@ pub async fn cancel(
 }
 
 /// What would happen to this job if it were submitted now (O6); nothing is written.
+/// Each plans the whole cluster, so each user may ask a few per window (finding 8).
 pub async fn dry_run(
     State(state): State<AppState>,
     Caller(user): Caller,
     AppJson(body): AppJson<Submit>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
+    if let Err(wait_s) = state.bounds.dry_run(user.id, state.now()) {
+        let b = &state.bounds;
+        let message =
+            format!("at most {} dry runs per {} s: try again in {wait_s} s", b.dry_runs, b.dry_run_window_s);
+        return Ok(too_many(wait_s, message));
+    }
     let p = prepare(&state, &user, body).await?;
     let policies = state.policies.policies.clone();
     let r = crate::dispatch::rehearse::rehearse(&state.store, policies, p.group_id, &p.spec, state.now())
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?;
-    Ok(Json(serde_json::to_value(r).map_err(|e| ApiError::Internal(e.to_string()))?))
+    Ok(Json(serde_json::to_value(r).map_err(|e| ApiError::Internal(e.to_string()))?).into_response())
 }

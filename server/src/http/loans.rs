@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use sqlx::Row;
 
 use crate::http::auth::Caller;
+use crate::http::page::{Filters, Listing, NoFilters, Order};
 use crate::http::rows::{Col, objects};
 use crate::http::scope::{acting_group, belongs, group_named, manages, require_manager, text};
 use crate::http::{ApiError, AppJson, AppPath, AppState};
@@ -19,16 +20,24 @@ use crate::store::events::record;
 
 const LONGEST_S: i64 = 366 * 86_400;
 
-pub async fn list(State(state): State<AppState>, _caller: Caller) -> Result<Json<Value>, ApiError> {
-    let rows = sqlx::query(
+/// Loans, newest first, a page at a time (`next` goes in `before`).
+pub async fn list(
+    State(state): State<AppState>,
+    _caller: Caller,
+    Listing(NoFilters {}, page): Listing<NoFilters>,
+) -> Result<Json<Value>, ApiError> {
+    let mut filters = Filters::default();
+    filters.page("l.id", &page);
+    let sql = format!(
         "SELECT l.id, lg.name, bg.name, l.model, l.gpus, l.ends_at, l.state, l.why, l.requested_by, \
          l.requested_at, l.decided_by, l.decided_at, l.decision, l.ended_by, l.ended_at \
-         FROM loans l JOIN groups lg ON lg.id = l.lender_id LEFT JOIN groups bg ON bg.id = l.borrower_id \
-         ORDER BY l.id DESC",
-    )
-    .fetch_all(&state.store.pool)
-    .await?;
-    let mut loans = objects(
+         FROM loans l JOIN groups lg ON lg.id = l.lender_id LEFT JOIN groups bg ON bg.id = l.borrower_id{} {} LIMIT {}",
+        filters.sql(),
+        Order::NewestFirst.sql("l.id"),
+        page.fetch()
+    );
+    let rows = filters.bind(sqlx::query(sqlx::AssertSqlSafe(sql))).fetch_all(&state.store.pool).await?;
+    let loans = objects(
         &rows,
         &[
             ("id", Col::Int),
@@ -48,6 +57,7 @@ pub async fn list(State(state): State<AppState>, _caller: Caller) -> Result<Json
             ("ended_at", Col::OptInt),
         ],
     )?;
+    let (mut loans, next) = page.finish(loans);
     let now = state.now();
     for l in &mut loans {
         // An active loan past its end lends nothing: say so rather than "active".
@@ -55,7 +65,7 @@ pub async fn list(State(state): State<AppState>, _caller: Caller) -> Result<Json
             l["state"] = json!("expired");
         }
     }
-    Ok(Json(json!({ "loans": loans })))
+    Ok(Json(json!({ "loans": loans, "next": next })))
 }
 
 #[derive(Deserialize)]

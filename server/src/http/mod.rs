@@ -5,6 +5,7 @@
 mod accounts;
 pub mod agent;
 pub mod auth;
+pub mod bounds;
 mod changes;
 mod cluster;
 mod error;
@@ -14,10 +15,12 @@ pub mod listen;
 mod loans;
 mod logs;
 mod openapi;
+mod page;
 mod policies;
 pub mod projects;
 mod records;
 mod rows;
+mod runtime;
 pub mod scope;
 mod signin;
 mod templates;
@@ -55,6 +58,8 @@ pub struct AppState {
     pub fleet: Arc<Fleet>,
     /// The built web app's folder.
     pub web_dir: std::path::PathBuf,
+    /// Caps on what one caller may ask of the server (finding 8).
+    pub bounds: Arc<bounds::Bounds>,
 }
 
 impl AppState {

@@ -12,8 +12,9 @@ use sqlx::Row;
 
 use crate::http::auth::Caller;
 use crate::http::jobs::Spec;
+use crate::http::page::{Filters, Listing, NoFilters, Order};
 use crate::http::rows::{Col, objects};
-use crate::http::scope::{CLASSES, acting_group, one_of, require_manager, text};
+use crate::http::scope::{CLASSES, acting_group, filter, one_of, require_manager, text};
 use crate::http::{ApiError, AppJson, AppPath, AppState};
 
 /// How long before expiry the owners are reminded.
@@ -42,6 +43,7 @@ pub async fn admit(
         }
         return Ok(None);
     };
+    filter(name, "project")?;
     let row =
         sqlx::query("SELECT id, class, gpu_cap, expires_at FROM projects WHERE group_id = $1 AND name = $2")
             .bind(group)
@@ -85,16 +87,26 @@ pub async fn admit(
     Ok(Some(id))
 }
 
-pub async fn list(State(state): State<AppState>, _caller: Caller) -> Result<Json<Value>, ApiError> {
+/// Projects, oldest first, a page at a time (`next` goes in `after`), with the GPUs their
+/// running jobs hold: one grouped read of the (project_id, state) index for the page.
+pub async fn list(
+    State(state): State<AppState>,
+    _caller: Caller,
+    Listing(NoFilters {}, page): Listing<NoFilters>,
+) -> Result<Json<Value>, ApiError> {
     let now = state.now();
-    let rows = sqlx::query(
-        "SELECT p.id, p.name, g.name, p.class, p.gpu_cap, p.expires_at, p.reminded_at, p.granted_by, \
-         (SELECT COALESCE(SUM(j.gpus), 0) FROM jobs j WHERE j.project_id = p.id AND j.state = 'running') \
-         FROM projects p JOIN groups g ON g.id = p.group_id ORDER BY g.name, p.name",
-    )
-    .fetch_all(&state.store.pool)
-    .await?;
-    let mut projects = objects(
+    let pool = &state.store.pool;
+    let mut filters = Filters::default();
+    filters.page("p.id", &page);
+    let sql = format!(
+        "SELECT p.id, p.name, g.name, p.class, p.gpu_cap, p.expires_at, p.reminded_at, p.granted_by \
+         FROM projects p JOIN groups g ON g.id = p.group_id{} {} LIMIT {}",
+        filters.sql(),
+        Order::OldestFirst.sql("p.id"),
+        page.fetch()
+    );
+    let rows = filters.bind(sqlx::query(sqlx::AssertSqlSafe(sql))).fetch_all(pool).await?;
+    let projects = objects(
         &rows,
         &[
             ("id", Col::Int),
@@ -105,15 +117,30 @@ pub async fn list(State(state): State<AppState>, _caller: Caller) -> Result<Json
             ("expires_at", Col::Int),
             ("reminded_at", Col::OptInt),
             ("granted_by", Col::Text),
-            ("running_gpus", Col::Int),
         ],
     )?;
+    let (mut projects, next) = page.finish(projects);
+    let ids: Vec<i64> = projects.iter().filter_map(|p| p["id"].as_i64()).collect();
+    let (lo, hi) = (ids.first().copied().unwrap_or(0), ids.last().copied().unwrap_or(-1));
+    let mut running = std::collections::BTreeMap::new();
+    for r in sqlx::query(
+        "SELECT project_id, COALESCE(SUM(gpus), 0) FROM jobs \
+         WHERE project_id BETWEEN $1 AND $2 AND state = 'running' GROUP BY project_id",
+    )
+    .bind(lo)
+    .bind(hi)
+    .fetch_all(pool)
+    .await?
+    {
+        running.insert(r.try_get::<i64, _>(0)?, r.try_get::<i64, _>(1)?);
+    }
     for p in &mut projects {
+        p["running_gpus"] = json!(running.get(&p["id"].as_i64().unwrap_or(0)).copied().unwrap_or(0));
         let expires = p["expires_at"].as_i64().unwrap_or(0);
         p["expired"] = json!(expires <= now);
         p["expiring_soon"] = json!(expires > now && expires - now <= REMIND_BEFORE_S);
     }
-    Ok(Json(json!({ "projects": projects })))
+    Ok(Json(json!({ "projects": projects, "next": next })))
 }
 
 #[derive(Deserialize)]

@@ -11,9 +11,10 @@ use sqlx::Row;
 
 use crate::calendar::year_bounds;
 use crate::http::auth::Caller;
+use crate::http::page::{Arg, Filters, Listing, Order};
 use crate::http::rows::{Col, objects};
-use crate::http::scope::group_named;
-use crate::http::{ApiError, AppQuery, AppState};
+use crate::http::scope::{filter, group_named};
+use crate::http::{ApiError, AppState};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -21,34 +22,32 @@ pub struct EventQuery {
     kind: Option<String>,
     job: Option<i64>,
     actor: Option<String>,
-    /// Only events with a smaller id: the next page.
-    before: Option<i64>,
-    #[serde(default = "hundred")]
-    limit: i64,
 }
 
-fn hundred() -> i64 {
-    100
-}
-
-/// The event log, newest first (D2, A4).
+/// The event log, newest first (D2, A4), a page at a time (`next` goes in `before`).
 pub async fn events(
     State(state): State<AppState>,
     _caller: Caller,
-    AppQuery(q): AppQuery<EventQuery>,
+    Listing(q, page): Listing<EventQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    let rows = sqlx::query(
-        "SELECT id, at, kind, job_id, actor, policy, message, detail FROM events \
-         WHERE ($1 IS NULL OR kind = $1) AND ($2 IS NULL OR job_id = $2) AND ($3 IS NULL OR actor = $3) \
-         AND ($4 IS NULL OR id < $4) ORDER BY id DESC LIMIT $5",
-    )
-    .bind(q.kind.as_deref())
-    .bind(q.job)
-    .bind(q.actor.as_deref())
-    .bind(q.before)
-    .bind(q.limit.clamp(1, 1000))
-    .fetch_all(&state.store.pool)
-    .await?;
+    let mut filters = Filters::default();
+    if let Some(kind) = &q.kind {
+        filters.and("kind = ?", Arg::Text(filter(kind, "kind")?.to_string()));
+    }
+    if let Some(job) = q.job {
+        filters.and("job_id = ?", Arg::Int(job));
+    }
+    if let Some(actor) = &q.actor {
+        filters.and("actor = ?", Arg::Text(filter(actor, "actor")?.to_string()));
+    }
+    filters.page("id", &page);
+    let sql = format!(
+        "SELECT id, at, kind, job_id, actor, policy, message, detail FROM events{} {} LIMIT {}",
+        filters.sql(),
+        Order::NewestFirst.sql("id"),
+        page.fetch()
+    );
+    let rows = filters.bind(sqlx::query(sqlx::AssertSqlSafe(sql))).fetch_all(&state.store.pool).await?;
     let events = objects(
         &rows,
         &[
@@ -62,7 +61,8 @@ pub async fn events(
             ("detail", Col::Json),
         ],
     )?;
-    Ok(Json(json!({ "events": events })))
+    let (events, next) = page.finish(events);
+    Ok(Json(json!({ "events": events, "next": next })))
 }
 
 #[derive(Deserialize)]
@@ -72,45 +72,42 @@ pub struct ArchiveQuery {
     /// Calendar year (UTC) the job was submitted in.
     year: Option<i64>,
     tag: Option<String>,
-    #[serde(default = "hundred")]
-    limit: i64,
 }
 
-/// Finished jobs with their tags, by group × year × tag (A2).
+/// Finished jobs with their tags, by group × year × tag (A2), newest first, a page at a
+/// time (`next` goes in `before`).
 pub async fn archive(
     State(state): State<AppState>,
     _caller: Caller,
-    AppQuery(q): AppQuery<ArchiveQuery>,
+    Listing(q, page): Listing<ArchiveQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    let group = match &q.group {
-        Some(name) => Some(group_named(&state, name).await?),
-        None => None,
-    };
-    if q.year.is_some_and(|y| !(1900..=9999).contains(&y)) {
-        return Err(ApiError::Unprocessable("year must be between 1900 and 9999".into()));
+    let mut filters = Filters::default();
+    filters.and_fixed("j.state NOT IN ('pending', 'running')");
+    if let Some(name) = &q.group {
+        filters.and("j.group_id = ?", Arg::Int(group_named(&state, name).await?));
     }
-    let (from, to) = q.year.map_or((None, None), |y| {
-        let (a, b) = year_bounds(y);
-        (Some(a), Some(b))
-    });
-    let tag = q.tag.as_deref().map(str::to_lowercase);
+    if let Some(y) = q.year {
+        if !(1900..=9999).contains(&y) {
+            return Err(ApiError::Unprocessable("year must be between 1900 and 9999".into()));
+        }
+        let (from, to) = year_bounds(y);
+        filters.and("j.submitted_at >= ?", Arg::Int(from)).and("j.submitted_at < ?", Arg::Int(to));
+    }
+    if let Some(tag) = &q.tag {
+        let tag = filter(tag, "tag")?.to_lowercase();
+        filters.and("EXISTS (SELECT 1 FROM job_tags t WHERE t.job_id = j.id AND t.tag = ?)", Arg::Text(tag));
+    }
+    filters.page("j.id", &page);
     let pool = &state.store.pool;
-    let rows = sqlx::query(
+    let sql = format!(
         "SELECT j.id, j.name, g.name, j.state, j.class, j.category, j.gpus, j.model, j.submitted_at, \
-         j.finished_at, j.attained_gpu_s FROM jobs j JOIN groups g ON g.id = j.group_id \
-         WHERE j.state NOT IN ('pending', 'running') AND ($1 IS NULL OR j.group_id = $1) \
-         AND ($2 IS NULL OR j.submitted_at >= $2) AND ($3 IS NULL OR j.submitted_at < $3) \
-         AND ($4 IS NULL OR EXISTS (SELECT 1 FROM job_tags t WHERE t.job_id = j.id AND t.tag = $4)) \
-         ORDER BY j.id DESC LIMIT $5",
-    )
-    .bind(group)
-    .bind(from)
-    .bind(to)
-    .bind(tag.as_deref())
-    .bind(q.limit.clamp(1, 1000))
-    .fetch_all(pool)
-    .await?;
-    let mut jobs = objects(
+         j.finished_at, j.attained_gpu_s FROM jobs j JOIN groups g ON g.id = j.group_id{} {} LIMIT {}",
+        filters.sql(),
+        Order::NewestFirst.sql("j.id"),
+        page.fetch()
+    );
+    let rows = filters.bind(sqlx::query(sqlx::AssertSqlSafe(sql))).fetch_all(pool).await?;
+    let jobs = objects(
         &rows,
         &[
             ("id", Col::Int),
@@ -126,6 +123,7 @@ pub async fn archive(
             ("gpu_s", Col::Int),
         ],
     )?;
+    let (mut jobs, next) = page.finish(jobs);
     // The tags of the jobs found, in one query.
     let ids: Vec<i64> = jobs.iter().filter_map(|j| j["id"].as_i64()).collect();
     let mut tags: BTreeMap<i64, Vec<String>> = BTreeMap::new();
@@ -143,5 +141,5 @@ pub async fn archive(
         let id = j["id"].as_i64().unwrap_or_default();
         j["tags"] = json!(tags.remove(&id).unwrap_or_default());
     }
-    Ok(Json(json!({ "jobs": jobs })))
+    Ok(Json(json!({ "jobs": jobs, "next": next })))
 }

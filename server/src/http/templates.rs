@@ -13,10 +13,12 @@ use serde_json::{Value, json};
 use sqlx::Row;
 
 use crate::http::auth::Caller;
+use crate::http::bounds::{known_model, template_cap};
 use crate::http::jobs::{Spec, validate};
+use crate::http::page::{Arg, Filters, Listing, Order};
 use crate::http::rows::{Col, objects};
 use crate::http::scope::{acting_group, belongs, group_named, require_manager, text};
-use crate::http::{ApiError, AppJson, AppPath, AppQuery, AppState};
+use crate::http::{ApiError, AppJson, AppPath, AppState, runtime};
 use crate::store::events::record;
 
 const COLUMNS: &[(&str, Col)] = &[
@@ -36,10 +38,14 @@ const COLUMNS: &[(&str, Col)] = &[
     ("created_by", Col::Text),
     ("created_at", Col::Int),
     ("retired_at", Col::OptInt),
-    ("uses", Col::Int),
-    ("last_used_at", Col::OptInt),
     ("group_id", Col::Int),
 ];
+
+/// Each template's launches and the last one, for a page's id range, in one grouped
+/// read of the (template_id, submitted_at) index: the list costs its page's jobs, never
+/// templates × jobs (finding 8).
+const USAGE: &str = "SELECT template_id, COUNT(*), MAX(submitted_at) FROM jobs \
+     WHERE template_id BETWEEN $1 AND $2 GROUP BY template_id";
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -48,52 +54,75 @@ pub struct ListQuery {
     stale_days: Option<u32>,
 }
 
+/// Templates, oldest first, a page at a time (`next` goes in `after`), with their usage
+/// and grants; env values only for the owning group and admins.
 pub async fn list(
     State(state): State<AppState>,
     Caller(user): Caller,
-    AppQuery(q): AppQuery<ListQuery>,
+    Listing(q, page): Listing<ListQuery>,
 ) -> Result<Json<Value>, ApiError> {
     let pool = &state.store.pool;
-    let rows = sqlx::query(
+    let mut filters = Filters::default();
+    if let Some(days) = q.stale_days {
+        // Active and neither launched nor created within the period (T3).
+        let cutoff = state.now() - i64::from(days) * 86_400;
+        filters.and_fixed("t.retired_at IS NULL").and(
+            "NOT EXISTS (SELECT 1 FROM jobs j WHERE j.template_id = t.id AND j.submitted_at > ?)",
+            Arg::Int(cutoff),
+        );
+        filters.and(
+            "(t.created_at <= ? OR EXISTS (SELECT 1 FROM jobs j WHERE j.template_id = t.id))",
+            Arg::Int(cutoff),
+        );
+    }
+    filters.page("t.id", &page);
+    let sql = format!(
         "SELECT t.id, t.name, g.name, t.category, t.class, t.gpus, t.model, t.topology, t.time_limit_s, \
          CAST(CASE WHEN t.checkpointable THEN 1 ELSE 0 END AS BIGINT), t.image, t.command, t.env, t.created_by, \
-         t.created_at, t.retired_at, (SELECT COUNT(*) FROM jobs j WHERE j.template_id = t.id), \
-         (SELECT MAX(j.submitted_at) FROM jobs j WHERE j.template_id = t.id), t.group_id \
-         FROM templates t JOIN groups g ON g.id = t.group_id ORDER BY g.name, t.name",
-    )
-    .fetch_all(pool)
-    .await?;
+         t.created_at, t.retired_at, t.group_id FROM templates t JOIN groups g ON g.id = t.group_id{} {} LIMIT {}",
+        filters.sql(),
+        Order::OldestFirst.sql("t.id"),
+        page.fetch()
+    );
+    let rows = filters.bind(sqlx::query(sqlx::AssertSqlSafe(sql))).fetch_all(pool).await?;
+    let (templates, next) = page.finish(objects(&rows, COLUMNS)?);
+    let ids: Vec<i64> = templates.iter().filter_map(|t| t["id"].as_i64()).collect();
+    let (lo, hi) = (ids.first().copied().unwrap_or(0), ids.last().copied().unwrap_or(-1));
+    let mut usage: BTreeMap<i64, (i64, Option<i64>)> = BTreeMap::new();
+    for r in sqlx::query(USAGE).bind(lo).bind(hi).fetch_all(pool).await? {
+        usage.insert(r.try_get(0)?, (r.try_get(1)?, r.try_get(2)?));
+    }
     // Per template: the groups granted its use, as (id, name).
     let mut grants: BTreeMap<i64, Vec<(i64, String)>> = BTreeMap::new();
     for r in sqlx::query(
         "SELECT tg.template_id, g.id, g.name FROM template_grants tg JOIN groups g ON g.id = tg.group_id \
-         ORDER BY g.name",
+         WHERE tg.template_id BETWEEN $1 AND $2 ORDER BY g.name",
     )
+    .bind(lo)
+    .bind(hi)
     .fetch_all(pool)
     .await?
     {
         grants.entry(r.try_get(0)?).or_default().push((r.try_get(1)?, r.try_get(2)?));
     }
-    let now = state.now();
-    let mut out = Vec::with_capacity(rows.len());
-    for mut t in objects(&rows, COLUMNS)? {
+    let mut out = Vec::with_capacity(templates.len());
+    for mut t in templates {
         let id = t["id"].as_i64().unwrap_or_default();
         let owner = t["group_id"].as_i64().unwrap_or_default();
         let granted = grants.remove(&id).unwrap_or_default();
         let retired = !t["retired_at"].is_null();
         let usable =
             !retired && (belongs(&user, owner) || granted.iter().any(|(g, _)| user.group_id == Some(*g)));
-        if let Some(days) = q.stale_days {
-            let last = t["last_used_at"].as_i64().unwrap_or(t["created_at"].as_i64().unwrap_or(0));
-            if retired || now - last < i64::from(days) * 86_400 {
-                continue;
-            }
-        }
+        let (uses, last) = usage.get(&id).copied().unwrap_or((0, None));
+        t["uses"] = json!(uses);
+        t["last_used_at"] = json!(last);
+        t["env"] = runtime::shown(t["env"].take(), &user, owner);
+        t["env_shown"] = json!(belongs(&user, owner));
         t["granted_to"] = json!(granted.into_iter().map(|(_, name)| name).collect::<Vec<_>>());
         t["usable"] = json!(usable);
         out.push(t);
     }
-    Ok(Json(json!({ "templates": out })))
+    Ok(Json(json!({ "templates": out, "next": next })))
 }
 
 /// The shape a launch of template `id` by `group` runs with; refused when the template
@@ -107,7 +136,7 @@ pub async fn launch_spec(
     let t = sqlx::query(
         "SELECT t.name, t.command, t.gpus, t.model, t.category, t.class, t.topology, t.time_limit_s, \
          CAST(CASE WHEN t.checkpointable THEN 1 ELSE 0 END AS BIGINT), t.group_id, t.retired_at, \
-         (SELECT COUNT(*) FROM template_grants tg WHERE tg.template_id = t.id AND tg.group_id = $2) \
+         (SELECT COUNT(*) FROM template_grants tg WHERE tg.template_id = t.id AND tg.group_id = $2), t.image \
          FROM templates t WHERE t.id = $1",
     )
     .bind(id)
@@ -133,6 +162,10 @@ pub async fn launch_spec(
         topology: t.try_get(6)?,
         time_limit_s: t.try_get(7)?,
         checkpointable: t.try_get::<i64, _>(8)? != 0,
+        // The template's image runs the job; its env stays with the template, read
+        // when the job is assigned, so later readers of the job never see it.
+        image: Some(t.try_get(12)?),
+        env: BTreeMap::new(),
     })
 }
 
@@ -178,6 +211,7 @@ pub async fn create(
     AppJson(body): AppJson<NewTemplate>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let group = acting_group(&state, &user, body.group.as_deref()).await?;
+    let image = runtime::image(&body.image)?.to_string();
     let spec = Spec {
         name: text(&body.name, "name", 100)?.to_string(),
         command: body.command,
@@ -188,21 +222,12 @@ pub async fn create(
         topology: body.topology,
         time_limit_s: body.time_limit_s.map(|t| t.min(i64::MAX as u64) as i64),
         checkpointable: body.checkpointable,
+        image: Some(image),
+        env: body.env,
     };
     validate(&spec)?;
-    let image = text(&body.image, "image", 500)?;
-    if body.env.len() > 64
-        || body.env.iter().any(|(k, v)| {
-            k.is_empty()
-                || k.len() > 128
-                || v.len() > 4096
-                || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        })
-    {
-        return Err(ApiError::Unprocessable(
-            "env holds at most 64 variables; names are letters, digits and '_'".into(),
-        ));
-    }
+    known_model(&state, &spec.model).await?;
+    template_cap(&state, group).await?;
     let now = state.now();
     let mut tx = state.store.pool.begin().await?;
     let row = sqlx::query(
@@ -219,9 +244,9 @@ pub async fn create(
     .bind(&spec.topology)
     .bind(spec.time_limit_s)
     .bind(spec.checkpointable)
-    .bind(image)
+    .bind(spec.image.as_deref())
     .bind(&spec.command)
-    .bind(serde_json::to_string(&body.env).unwrap_or_else(|_| "{}".into()))
+    .bind(serde_json::to_string(&spec.env).unwrap_or_else(|_| "{}".into()))
     .bind(&user.username)
     .bind(now)
     .fetch_one(&mut *tx)

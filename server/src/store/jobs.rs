@@ -25,11 +25,16 @@ pub struct NewJob<'a> {
     pub template_id: Option<i64>,
     /// Archive tags (A2).
     pub tags: &'a [String],
+    /// The container image it runs in (its spec's or template's); none: the node's sandbox.
+    pub image: Option<&'a str>,
+    /// Its spec's environment, a JSON object; none: only what the agent and template set.
+    pub env: Option<&'a str>,
 }
 
 const COLUMNS: &str = "group_id, submitted_by, name, category, class, gpus, model, topology, time_limit_s, \
-     checkpointable, command, state, submitted_at, queued_at, attained_gpu_s, project_id, template_id";
-const VALUES: &str = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $12, 0, $13, $14";
+     checkpointable, command, state, submitted_at, queued_at, attained_gpu_s, project_id, template_id, image, env";
+const VALUES: &str =
+    "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $12, 0, $13, $14, $15, $16";
 
 impl Store {
     /// Records the job and its "submitted" event; both or neither. Returns the job's id.
@@ -41,7 +46,7 @@ impl Store {
                 let sql = format!(
                     "WITH job AS (INSERT INTO jobs ({COLUMNS}) VALUES ({VALUES}) RETURNING id) \
                      INSERT INTO events (at, kind, job_id, actor, policy, message, detail) \
-                     SELECT $12, 'submitted', id, $15, NULL, $16, '{{}}' FROM job RETURNING job_id"
+                     SELECT $12, 'submitted', id, $17, NULL, $18, '{{}}' FROM job RETURNING job_id"
                 );
                 let row = bind(sqlx::query(sqlx::AssertSqlSafe(sql)), j, now)
                     .bind(j.actor)
@@ -99,4 +104,6 @@ fn bind<'q>(
         .bind(now)
         .bind(j.project_id)
         .bind(j.template_id)
+        .bind(j.image)
+        .bind(j.env)
 }

@@ -1,0 +1,162 @@
+//! Bounded work per request (finding 8): how many jobs one user may have waiting, how
+//! many active templates one group may keep, which GPU models a job may name (those some
+//! node has: made-up names each grew the planner's model table), and how often one user
+//! may ask for a dry run (each plans the whole cluster).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+
+use axum::Json;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use sqlx::Row;
+
+use crate::http::{ApiError, AppState};
+
+/// The caps a server enforces; `serve` sets them from its flags.
+pub struct Bounds {
+    /// Jobs one user may have pending at once.
+    pub pending_per_user: i64,
+    /// Active (unretired) templates one group may keep.
+    pub templates_per_group: i64,
+    /// Dry runs one user may ask for per `dry_run_window_s`.
+    pub dry_runs: usize,
+    pub dry_run_window_s: i64,
+    /// Per user: when their recent dry runs were asked for.
+    recent: Mutex<HashMap<i64, VecDeque<i64>>>,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds::new(1_000, 500, 10, 10)
+    }
+}
+
+impl Bounds {
+    pub fn new(pending_per_user: i64, templates_per_group: i64, dry_runs: usize, window_s: i64) -> Bounds {
+        Bounds {
+            pending_per_user,
+            templates_per_group,
+            dry_runs,
+            dry_run_window_s: window_s.max(1),
+            recent: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Counts a dry run by `user` at `now`; when the window is full, the seconds until a
+    /// slot frees (for Retry-After).
+    pub fn dry_run(&self, user: i64, now: i64) -> Result<(), i64> {
+        let mut recent = self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // Forget everyone's stale entries, so the map holds only recent askers.
+        recent.retain(|_, times| {
+            while times.front().is_some_and(|t| *t <= now - self.dry_run_window_s) {
+                times.pop_front();
+            }
+            !times.is_empty()
+        });
+        let times = recent.entry(user).or_default();
+        if times.len() >= self.dry_runs {
+            let oldest = times.front().copied().unwrap_or(now);
+            return Err((oldest + self.dry_run_window_s - now).max(1));
+        }
+        times.push_back(now);
+        Ok(())
+    }
+}
+
+#[derive(Serialize)]
+struct ErrorBody {
+    error: ErrorDetail,
+}
+
+#[derive(Serialize)]
+struct ErrorDetail {
+    code: &'static str,
+    message: String,
+}
+
+/// 429 in the API's error shape, with Retry-After.
+pub fn too_many(retry_after_s: i64, message: String) -> Response {
+    let body = ErrorBody { error: ErrorDetail { code: "too-many-requests", message } };
+    let mut resp = (StatusCode::TOO_MANY_REQUESTS, Json(body)).into_response();
+    resp.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after_s));
+    resp
+}
+
+/// 429 when `user` already has the most pending jobs allowed.
+pub async fn pending_cap(state: &AppState, user: i64) -> Result<(), ApiError> {
+    let cap = state.bounds.pending_per_user;
+    // Counts at most one past the cap: the index on (submitted_by, state) keeps it a range read.
+    let row = sqlx::query(
+        "SELECT COUNT(*) FROM (SELECT 1 FROM jobs WHERE submitted_by = $1 AND state = 'pending' LIMIT $2) p",
+    )
+    .bind(user)
+    .bind(cap + 1)
+    .fetch_one(&state.store.pool)
+    .await?;
+    let pending: i64 = row.try_get(0)?;
+    if pending >= cap {
+        return Err(ApiError::Unprocessable(format!(
+            "you have {pending} jobs pending, the most one user may have waiting is {cap}: \
+             wait for some to start or cancel some"
+        )));
+    }
+    Ok(())
+}
+
+/// 422 when `group` already keeps the most active templates allowed.
+pub async fn template_cap(state: &AppState, group: i64) -> Result<(), ApiError> {
+    let cap = state.bounds.templates_per_group;
+    let row = sqlx::query("SELECT COUNT(*) FROM templates WHERE group_id = $1 AND retired_at IS NULL")
+        .bind(group)
+        .fetch_one(&state.store.pool)
+        .await?;
+    let active: i64 = row.try_get(0)?;
+    if active >= cap {
+        return Err(ApiError::Unprocessable(format!(
+            "the group has {active} active templates, the most a group may keep is {cap}: retire one first"
+        )));
+    }
+    Ok(())
+}
+
+/// 422 unless some node has GPUs of `model`; the error lists the models that exist. Read
+/// from the nodes each time (an index lookup), so a node added a moment ago counts.
+pub async fn known_model(state: &AppState, model: &str) -> Result<(), ApiError> {
+    let pool = &state.store.pool;
+    if sqlx::query("SELECT 1 FROM nodes WHERE model = $1 LIMIT 1")
+        .bind(model)
+        .fetch_optional(pool)
+        .await?
+        .is_some()
+    {
+        return Ok(());
+    }
+    let models: Vec<String> = sqlx::query("SELECT DISTINCT model FROM nodes ORDER BY model LIMIT 100")
+        .fetch_all(pool)
+        .await?
+        .iter()
+        .map(|r| r.try_get(0))
+        .collect::<Result<_, _>>()?;
+    Err(ApiError::Unprocessable(if models.is_empty() {
+        format!("no node has {model} GPUs: the cluster has no nodes yet")
+    } else {
+        format!("no node has {model} GPUs; the cluster's models are: {}", models.join(", "))
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dry_runs_beyond_the_window_wait_for_the_oldest_to_age_out() {
+        let b = Bounds::new(1, 1, 2, 10);
+        assert_eq!(b.dry_run(7, 100), Ok(()));
+        assert_eq!(b.dry_run(7, 103), Ok(()));
+        assert_eq!(b.dry_run(7, 105), Err(5));
+        assert_eq!(b.dry_run(8, 105), Ok(()), "another user has their own window");
+        assert_eq!(b.dry_run(7, 110), Ok(()), "the first aged out");
+    }
+}
