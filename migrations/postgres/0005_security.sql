@@ -11,7 +11,7 @@ CREATE INDEX node_tokens_by_node ON node_tokens (node_name);
 
 -- One row per refresh token issued; only its sha256 is kept.
 CREATE TABLE refresh_tokens (
-    id                BIGSERIAL PRIMARY KEY   ,
+    id                BIGSERIAL PRIMARY KEY,
     user_id           BIGINT NOT NULL REFERENCES users (id),
     family            TEXT NOT NULL,          -- one sign-in: every rotation of it shares the family
     token_sha256      TEXT NOT NULL UNIQUE,

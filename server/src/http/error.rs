@@ -65,6 +65,13 @@ impl From<StoreError> for ApiError {
             {
                 ApiError::Unprocessable("the request breaks a rule of the records".into())
             }
+            // PostgreSQL refuses a NUL or a malformed character in text (22021, 22P05): a
+            // string no handler checked is the caller's mistake, never a 500.
+            StoreError::Sqlx(sqlx::Error::Database(db))
+                if matches!(db.code().as_deref(), Some("22021" | "22P05")) =>
+            {
+                ApiError::Unprocessable("text may not hold NUL or malformed characters".into())
+            }
             _ => ApiError::Internal(e.to_string()),
         }
     }

@@ -164,7 +164,7 @@ pub async fn launch_spec(
         checkpointable: t.try_get::<i64, _>(8)? != 0,
         // The template's image runs the job; its env stays with the template, read
         // when the job is assigned, so later readers of the job never see it.
-        image: Some(t.try_get(12)?),
+        image: Some(t.try_get::<String, _>(12)?).filter(|i| !i.is_empty()),
         env: BTreeMap::new(),
     })
 }
@@ -186,6 +186,8 @@ pub struct NewTemplate {
     time_limit_s: Option<u64>,
     #[serde(default)]
     checkpointable: bool,
+    /// The container image its jobs run in; empty or absent: the node's sandbox.
+    #[serde(default)]
     image: String,
     command: String,
     #[serde(default)]
@@ -211,7 +213,10 @@ pub async fn create(
     AppJson(body): AppJson<NewTemplate>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let group = acting_group(&state, &user, body.group.as_deref()).await?;
-    let image = runtime::image(&body.image)?.to_string();
+    let image = match body.image.as_str() {
+        "" => None,
+        image => Some(runtime::image(image)?.to_string()),
+    };
     let spec = Spec {
         name: text(&body.name, "name", 100)?.to_string(),
         command: body.command,
@@ -222,7 +227,7 @@ pub async fn create(
         topology: body.topology,
         time_limit_s: body.time_limit_s.map(|t| t.min(i64::MAX as u64) as i64),
         checkpointable: body.checkpointable,
-        image: Some(image),
+        image,
         env: body.env,
     };
     validate(&spec)?;
@@ -244,7 +249,7 @@ pub async fn create(
     .bind(&spec.topology)
     .bind(spec.time_limit_s)
     .bind(spec.checkpointable)
-    .bind(spec.image.as_deref())
+    .bind(spec.image.as_deref().unwrap_or(""))
     .bind(&spec.command)
     .bind(serde_json::to_string(&spec.env).unwrap_or_else(|_| "{}".into()))
     .bind(&user.username)

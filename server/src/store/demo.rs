@@ -61,7 +61,7 @@ pub async fn organise(store: &Store, now: i64) -> Result<(), StoreError> {
         sqlx::query(
             "INSERT INTO templates (group_id, name, category, class, gpus, model, topology, time_limit_s, \
              checkpointable, image, command, env, created_by, created_at) VALUES \
-             ($1, $2, 'training', 'normal', $3, 'A100-80G', $4, 86400, TRUE, 'pytorch:2.4-cuda12', $5, \
+             ($1, $2, 'training', 'normal', $3, 'A100-80G', $4, 86400, TRUE, '', $5, \
              '{\"NCCL_DEBUG\":\"WARN\"}', $6, $7)",
         )
         .bind(g)
