@@ -378,6 +378,12 @@ fn busybox_image(dir: &str) -> Result<String, String> {
     let conf = format!("{dir}/containers.conf");
     std::fs::write(&conf, "[containers]\ndefault_ulimits = []\n").unwrap();
     let image = "localhost/tidepool-security-test:1";
+    // Imported once per machine: an import of the same tarball only adds another layer.
+    let mut exists = Command::new("podman");
+    exists.args(["image", "exists", image]).env("CONTAINERS_CONF", &conf);
+    if ok(&mut exists) {
+        return Ok(image.to_string());
+    }
     let mut import = Command::new("podman");
     import.args(["import", "-q", &tar, image]).env("CONTAINERS_CONF", &conf).stdout(Stdio::null());
     if !ok(&mut import) {

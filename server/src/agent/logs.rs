@@ -74,6 +74,57 @@ fn complete_prefix(buf: &[u8]) -> usize {
     n
 }
 
+/// Output read and not yet taken by the server, and the output of ended processes still
+/// to read.
+#[derive(Default)]
+pub struct Outbox {
+    pub pending: Vec<LogChunk>,
+    pub ended: Vec<LogTail>,
+}
+
+impl Outbox {
+    /// The chunks for the next report, ended processes' output first, at most the budget
+    /// (at least one chunk), and whether more waits to be sent.
+    pub fn next<'a>(&mut self, running: impl Iterator<Item = &'a mut LogTail>) -> (Vec<LogChunk>, bool) {
+        let mut total: usize = self.pending.iter().map(encoded_len).sum();
+        let mut full = false;
+        let tails = self.ended.iter_mut().map(|t| (t, true)).chain(running.map(|t| (t, false)));
+        for (tail, ended) in tails {
+            while total < REPORT_BUDGET
+                && let Some(chunk) = tail.next(ended)
+            {
+                total += encoded_len(&chunk);
+                self.pending.push(chunk);
+            }
+            full |= total >= REPORT_BUDGET;
+        }
+        // An ended process's output read to the end is no longer needed on disk.
+        self.ended.retain(|t| {
+            let done = t.read >= std::fs::metadata(&t.file).map_or(0, |m| m.len());
+            if done {
+                let _ = std::fs::remove_file(&t.file);
+            }
+            !done
+        });
+        let mut size = 0;
+        let take = self
+            .pending
+            .iter()
+            .enumerate()
+            .take_while(|(k, c)| {
+                size += encoded_len(c);
+                *k == 0 || size <= REPORT_BUDGET
+            })
+            .count();
+        (self.pending[..take].to_vec(), full || take < self.pending.len())
+    }
+
+    /// The first `n` chunks are the server's now (taken, or refused for good).
+    pub fn sent(&mut self, n: usize) {
+        self.pending.drain(..n.min(self.pending.len()));
+    }
+}
+
 /// A chunk's size in a report, as JSON.
 pub fn encoded_len(chunk: &LogChunk) -> usize {
     serde_json::to_string(chunk).map_or(usize::MAX, |s| s.len())

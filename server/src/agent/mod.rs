@@ -27,7 +27,7 @@ use crate::cli::AgentArgs;
 use crate::fleet::protocol::{Finished, LogChunk, Orders, Outcome, Register, Registered, Report};
 use client::Client;
 use gpus::Gpus;
-use logs::{LogTail, REPORT_BUDGET, encoded_len};
+use logs::Outbox;
 use procs::{Proc, Remembered, signal_group, still_ours};
 use setup::Setup;
 
@@ -69,10 +69,8 @@ struct Agent<'a> {
     procs: BTreeMap<i64, Proc>,
     /// Ends not yet acknowledged by a sync.
     finished: Vec<Finished>,
-    /// Log output read but not yet acknowledged by a sync.
-    logs: Vec<LogChunk>,
-    /// The output of ended processes not yet read.
-    ended: Vec<LogTail>,
+    /// Log output on its way to the server.
+    outbox: Outbox,
     /// The server's grace period, for time limits and fencing.
     grace: Duration,
     /// No sync through for this long: stop every job (`None`: the server sets none).
@@ -93,8 +91,7 @@ impl<'a> Agent<'a> {
             client,
             procs: BTreeMap::new(),
             finished: Vec::new(),
-            logs: Vec::new(),
-            ended: Vec::new(),
+            outbox: Outbox::default(),
             grace: Duration::from_secs(30),
             lost_after: None,
             last_ok_sent: Instant::now(),
@@ -197,7 +194,7 @@ impl<'a> Agent<'a> {
                     self.last_ok_sent = sent;
                     self.log_failures = 0;
                     self.finished.drain(..sent_finished);
-                    self.logs.drain(..sent_logs);
+                    self.outbox.sent(sent_logs);
                     self.obey(orders);
                 }
                 Some(Err(f)) => {
@@ -210,7 +207,7 @@ impl<'a> Agent<'a> {
                             f.status.is_some_and(|s| (400..500).contains(&s) && s != 401 && s != 409);
                         if refused || self.log_failures >= 3 {
                             eprintln!("agent: dropping {sent_logs} log chunks the server does not take");
-                            self.logs.drain(..sent_logs);
+                            self.outbox.sent(sent_logs);
                             self.log_failures = 0;
                         }
                     }
@@ -256,7 +253,7 @@ impl<'a> Agent<'a> {
         let ended: Vec<Finished> = self.procs.values_mut().filter_map(|p| p.poll(grace, setup)).collect();
         for f in &ended {
             if let Some(p) = self.procs.remove(&f.fence.allocation) {
-                self.ended.push(p.log);
+                self.outbox.ended.push(p.log);
             }
         }
         let any = !ended.is_empty();
@@ -267,39 +264,6 @@ impl<'a> Agent<'a> {
         any
     }
 
-    /// Reads output up to the report budget, ended processes first.
-    fn read_logs(&mut self) -> bool {
-        let mut total: usize = self.logs.iter().map(encoded_len).sum();
-        let mut full = false;
-        for (tail, ended) in self
-            .ended
-            .iter_mut()
-            .map(|t| (t, true))
-            .chain(self.procs.values_mut().map(|p| (&mut p.log, false)))
-        {
-            while total < REPORT_BUDGET {
-                match tail.next(ended) {
-                    Some(chunk) => {
-                        total += encoded_len(&chunk);
-                        self.logs.push(chunk);
-                    }
-                    None => break,
-                }
-            }
-            full |= total >= REPORT_BUDGET;
-        }
-        // An ended process's output read to the end is no longer needed on disk.
-        self.ended.retain(|t| {
-            let len = std::fs::metadata(&t.file).map_or(0, |m| m.len());
-            let done = t.read >= len;
-            if done {
-                let _ = std::fs::remove_file(&t.file);
-            }
-            !done
-        });
-        full
-    }
-
     fn report(&mut self) -> Report {
         let busy: HashMap<u8, PathBuf> = self
             .procs
@@ -307,24 +271,12 @@ impl<'a> Agent<'a> {
             .filter_map(|p| Some((p, p.util_file.clone()?)))
             .flat_map(|(p, file)| p.gpus.iter().map(move |g| (*g, file.clone())))
             .collect();
-        let full = self.read_logs();
-        // A report stays well under the server's body limit; the rest goes next time.
-        let mut size = 0;
-        let take = self
-            .logs
-            .iter()
-            .enumerate()
-            .take_while(|(k, c)| {
-                size += encoded_len(c);
-                *k == 0 || size <= REPORT_BUDGET
-            })
-            .count();
-        let more = full || take < self.logs.len();
+        let (logs, more) = self.outbox.next(self.procs.values_mut().map(|p| &mut p.log));
         Report {
             gpus: self.gpus.sample(&busy),
             running: self.procs.values().map(|p| p.fence).collect(),
             finished: self.finished.clone(),
-            logs: self.logs[..take].to_vec(),
+            logs,
             wait_s: if self.finished.is_empty() && !more { self.wait_s } else { 0 },
         }
     }
@@ -352,7 +304,7 @@ impl<'a> Agent<'a> {
                     eprintln!("agent: job {}: {e}", a.job);
                     // Its owner reads why in the job's log.
                     let text = format!("tidepool agent: the job could not start: {e}\n");
-                    self.logs.push(LogChunk { fence: a.fence, offset: 0, text });
+                    self.outbox.pending.push(LogChunk { fence: a.fence, offset: 0, text });
                     self.finished.push(Finished {
                         fence: a.fence,
                         outcome: Outcome::FailedToStart,
