@@ -319,3 +319,69 @@ async fn logs_from_before_offsets_read_in_ranges() {
         assert_eq!((v["log"].clone(), v["size"].clone()), (json!("😀 two\n"), json!(22)), "{engine}: {v}");
     }
 }
+
+/// Finding 3, end to end: a real agent runs a job that prints 40 KB of 0xFF, 40 KB of
+/// control characters and a NUL; the job's log is readable, its node stays in service
+/// (no report refused whole, so no lost node) and runs the next job.
+#[test]
+fn security_hostile_output_leaves_its_node_in_service() {
+    use common::live::{Proc, call, free_port, login, serve, wait_for};
+    let dir = std::env::temp_dir().join(format!("tidepool-hostile-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir = dir.to_str().unwrap().to_string();
+    let addr = format!("127.0.0.1:{}", free_port());
+    let _server = serve(&dir, &addr, None, &["--node-lost-after-s", "5"]);
+    let admin = login(&addr, "admin", "admin-pw");
+    let user = json!({ "username": "admin2", "password": "admin2-pw", "role": "admin" });
+    call(&addr, "POST", "/api/users", &admin, Some(user));
+    let admin2 = login(&addr, "admin2", "admin2-pw");
+    let change =
+        json!({ "group": "vision", "model": "T4", "category": "training", "guaranteed": 4, "why": "t" });
+    let id = call(&addr, "PUT", "/api/quotas", &admin, Some(change))["change"].clone();
+    call(&addr, "POST", &format!("/api/changes/{id}/approve"), &admin2, Some(json!({ "note": "ok" })));
+    let token =
+        call(&addr, "POST", "/api/nodes/tokens", &admin, Some(json!({ "node": "hostile-0" })))["token"]
+            .as_str()
+            .unwrap()
+            .to_string();
+    let _agent = Proc(
+        std::process::Command::new(env!("CARGO_BIN_EXE_tidepool"))
+            .args(["agent", "--server", &format!("http://{addr}"), "--fake-gpus", "4xT4", "--wait-s", "1"])
+            .args([
+                "--state-dir",
+                &format!("{dir}/agent"),
+                "--checkpoint-root",
+                &format!("{dir}/checkpoints"),
+            ])
+            .env("TIDEPOOL_NODE_TOKEN", &token)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("agent starts"),
+    );
+    let dev = login(&addr, "vision-dev", "demo-password");
+    let command = "head -c 40000 /dev/zero | tr '\\0' '\\377'; head -c 40000 /dev/zero | tr '\\0' '\\1'; \
+                   printf 'a\\0b\\n'; echo all-printed";
+    let mut ran = Vec::new();
+    for (name, command) in [("hostile", command), ("next", "echo next-ran")] {
+        let job = json!({ "name": name, "command": command, "gpus": 4, "model": "T4" });
+        let id = call(&addr, "POST", "/api/jobs", &dev, Some(job))["id"].as_i64().unwrap();
+        wait_for(40, &format!("job {name} finished"), || {
+            (call(&addr, "GET", &format!("/api/jobs/{id}"), &dev, None)["state"] == "succeeded").then_some(())
+        });
+        let log = wait_for(20, "its whole log", || {
+            let v = call(&addr, "GET", &format!("/api/jobs/{id}/log?limit=1048576"), &dev, None);
+            v["log"].as_str().is_some_and(|l| l.contains("ran") || l.contains("all-printed")).then_some(v)
+        });
+        ran.push(log);
+    }
+    let log = ran[0]["log"].as_str().unwrap();
+    assert!(
+        !log.contains('\0') && log.contains("ab\n") && log.contains('\u{1}'),
+        "{}",
+        &log[log.len() - 40..]
+    );
+    assert_eq!(log.matches('\u{fffd}').count(), 40_000, "every 0xFF byte shown as U+FFFD");
+    let events = call(&addr, "GET", "/api/events?kind=node-lost", &admin, None);
+    assert_eq!(events["events"], json!([]), "the node was never lost");
+}
