@@ -163,7 +163,10 @@ pub async fn logout(
     let body: Logout = if bytes.iter().all(u8::is_ascii_whitespace) {
         Logout::default()
     } else {
-        serde_json::from_slice(&bytes).map_err(|e| ApiError::Unprocessable(format!("the body: {e}")))?
+        serde_json::from_slice(&bytes).map_err(|e| match e.classify() {
+            serde_json::error::Category::Data => ApiError::Unprocessable(format!("the body: {e}")),
+            _ => ApiError::BadRequest(format!("the body is not JSON: {e}")),
+        })?
     };
     let now = state.now();
     let mut families = Vec::new();
