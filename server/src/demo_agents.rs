@@ -62,11 +62,15 @@ pub async fn start(store: &Store, addr: SocketAddr, data_dir: &Path, now: i64) -
             .env("TIDEPOOL_NODE_TOKEN", token)
             .stdout(Stdio::null())
             .stderr(Stdio::null());
-        // SAFETY: prctl is async-signal-safe; it only asks the kernel to signal the child
+        // SAFETY: prctl and umask are async-signal-safe; it only asks the kernel to signal the child
         // when the server (its parent) dies, so no agent outlives a killed server.
         unsafe {
             command.pre_exec(|| {
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+                // The server's own mask (077, for its data folder) would make the shared
+                // checkpoint and jobs folders untraversable by the jobs' account; the
+                // agent sets its private folders' modes itself.
+                libc::umask(0o022);
                 Ok(())
             });
         }

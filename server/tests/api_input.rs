@@ -218,7 +218,13 @@ async fn values_that_break_a_rule_are_refused_and_write_nothing() {
                 &lead,
                 json!({ "name": "t", "gpus": 0, "image": "i", "command": "c" }),
             ),
-            ("POST", "/api/templates", &lead, json!({ "name": "t", "gpus": 1, "image": "", "command": "c" })),
+            // An empty image is no image (the node's sandbox); one that reads as an option is refused.
+            (
+                "POST",
+                "/api/templates",
+                &lead,
+                json!({ "name": "t", "gpus": 1, "image": "--privileged", "command": "c" }),
+            ),
             (
                 "POST",
                 "/api/templates",
