@@ -4,13 +4,13 @@
 //! and the CPU the server process used, read from /proc. The load driver runs on the same
 //! machine, so the server shares its cores with it.
 
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use crate::agent::client::Client;
+use crate::bench_server::{BenchServer, bench_dir};
 use crate::cli::{BenchAgentsArgs, Format};
 use crate::fleet::protocol::{GpuInfo, GpuSample, Orders, Register, Registered, Report};
 use crate::sim::report::nearest_rank;
@@ -29,40 +29,14 @@ fn cpu_s(pid: u32) -> Result<f64, String> {
     Ok(ticks / hz)
 }
 
-struct Server(std::process::Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 pub fn run(args: &BenchAgentsArgs) -> Result<String, String> {
-    let dir = std::env::temp_dir().join(format!("tidepool-bench-agents-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map_err(|e| e.to_string())?
-        .port();
-    let addr = format!("127.0.0.1:{port}");
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let mut serve = Command::new(exe);
-    serve.args(["serve", "--no-demo", "--listen", &addr, "--data-dir"]).arg(&dir);
-    if let Some(url) = &args.database_url {
-        serve.args(["--database-url", url]);
-    }
-    let child = serve
-        .env("TIDEPOOL_ADMIN_PASSWORD", "bench-admin-pw")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("cannot start the server: {e}"))?;
-    let server = Server(child);
+    let dir = bench_dir("agents")?;
+    let database: Vec<&str> =
+        args.database_url.as_deref().map(|url| vec!["--database-url", url]).unwrap_or_default();
+    let server = BenchServer::start(&dir, "bench-admin-pw", &database)?;
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
-    let out = rt.block_on(drive(args, &addr, server.0.id()));
+    let out = rt.block_on(drive(args, &server.addr, server.id()));
     drop(server);
-    let _ = std::fs::remove_dir_all(&dir);
     let v = out?;
     Ok(match args.format {
         Format::Json => v.to_string(),

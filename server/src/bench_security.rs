@@ -4,7 +4,6 @@
 //! answers per second, the share refused with 429, and how many were actually checked
 //! (finding 6). The load driver shares the machine with the server it starts.
 
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -16,6 +15,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde::Serialize;
 
+use crate::bench_server::{BenchServer, bench_dir};
 use crate::cli::{BenchSecurityArgs, Format};
 use crate::sim::report::nearest_rank;
 
@@ -37,40 +37,18 @@ struct Figures {
     login_checked_401: u64,
 }
 
-struct Server(std::process::Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 pub fn run(args: &BenchSecurityArgs) -> Result<String, String> {
-    let dir = std::env::temp_dir().join(format!("tidepool-bench-security-{}", std::process::id()));
-    let (base, _server) = match &args.server {
-        Some(url) => (url.trim_end_matches('/').to_string(), None),
-        None => {
-            let port = std::net::TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .map_err(|e| e.to_string())?
-                .port();
-            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-            let child = Command::new(exe)
-                .args(["serve", "--no-demo", "--listen", &format!("127.0.0.1:{port}"), "--data-dir"])
-                .arg(&dir)
-                .env("TIDEPOOL_ADMIN_PASSWORD", &args.password)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .map_err(|e| format!("cannot start the server: {e}"))?;
-            (format!("http://127.0.0.1:{port}"), Some(Server(child)))
-        }
+    let server = match &args.server {
+        Some(_) => None,
+        None => Some(BenchServer::start(&bench_dir("security")?, &args.password, &[])?),
+    };
+    let base = match (&args.server, &server) {
+        (Some(url), _) => url.trim_end_matches('/').to_string(),
+        (None, s) => format!("http://{}", s.as_ref().map_or("", |s| s.addr.as_str())),
     };
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     let figures = rt.block_on(drive(args, &base));
-    drop(_server);
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(server);
     let f = figures?;
     Ok(match args.format {
         Format::Json => serde_json::to_string(&f).map_err(|e| e.to_string())?,

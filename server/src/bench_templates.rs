@@ -5,7 +5,6 @@
 //! templates: a list must not hold the one SQLite connection long enough to stall
 //! everyone's `/api/me` (it took 5 s at the median before usage was one grouped read).
 
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -18,53 +17,24 @@ use hyper_util::rt::TokioExecutor;
 use serde_json::{Value, json};
 use sqlx::Row;
 
+use crate::bench_server::{BenchServer, bench_dir};
 use crate::cli::{BenchTemplatesArgs, Format};
 use crate::sim::report::nearest_rank;
 use crate::store::{Store, bootstrap_admin, seed_demo};
 
-struct Server(std::process::Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 pub fn run(args: &BenchTemplatesArgs) -> Result<String, String> {
-    let dir = std::env::temp_dir().join(format!("tidepool-bench-templates-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let dir = bench_dir("templates")?;
     let url = format!("sqlite:{}", dir.join("tidepool.db").display());
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     let out = rt.block_on(seed(args, &url)).and_then(|()| {
-        let addr = format!("127.0.0.1:{}", free_port()?);
-        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-        let child = Command::new(exe)
-            .args(["serve", "--no-demo", "--listen", &addr, "--database-url", &url, "--data-dir"])
-            .arg(&dir)
-            .env("TIDEPOOL_ADMIN_PASSWORD", "bench-admin-pw")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot start the server: {e}"))?;
-        let server = Server(child);
-        let out = rt.block_on(drive(args, &addr));
-        drop(server);
-        out
+        let server = BenchServer::start(&dir, "bench-admin-pw", &["--database-url", &url])?;
+        rt.block_on(drive(args, &server.addr))
     });
-    let _ = std::fs::remove_dir_all(&dir);
     let v = out?;
     Ok(match args.format {
         Format::Json => v.to_string(),
         Format::Text => text(&v),
     })
-}
-
-fn free_port() -> Result<u16, String> {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .map_err(|e| e.to_string())
 }
 
 /// The demo organisation, then `templates` templates of vision's and `jobs` finished

@@ -13,6 +13,8 @@ pub mod bench_agents;
 pub mod bench_api;
 /// `tidepool bench security`: sign-in throttling and idle connections against a server.
 pub mod bench_security;
+/// The real server the end-to-end benchmarks start and measure.
+pub mod bench_server;
 /// `tidepool bench templates`: list routes against 1,000 templates and 10,000 jobs.
 pub mod bench_templates;
 /// Civil dates in UTC: archive years, budget months.

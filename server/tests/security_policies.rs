@@ -16,8 +16,8 @@ use serde_json::json;
 use tidepool::dispatch::{Dispatcher, Lease};
 use tidepool::policy::artifacts::ArtifactCache;
 use tidepool::policy::{Kind, Runtime, WasmPolicies};
+use tidepool_core::plan;
 use tidepool_core::testkit::{cluster, job};
-use tidepool_core::{Policies, plan};
 
 fn temp(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("tidepool-sec-{name}-{}", std::process::id()));
@@ -162,19 +162,26 @@ fn security_concurrent_plans_never_share_inputs() {
     let rt = runtime(std::time::Duration::from_secs(5));
     let policies = Arc::new(WasmPolicies::new(rt.clone()));
     policies.activate(rt.load(&bytes("priority")).expect("priority"));
-    let small =
-        cluster().nodes(1, 8).group("a", 8).pending(job(1).at(0)).pending(job(2).at(5).gpus(2)).build();
-    let mut big = cluster().nodes(2, 8).group("a", 8).group("b", 8);
-    for k in 0..40u64 {
-        big = big.pending(job(100 + k).group((k % 2) as u32).at(k as i64).gpus(1 + (k % 3) as u32));
-    }
-    let big = big.build();
+    // Queues of different lengths, long enough that the two threads' plans overlap.
+    let queue = |groups: u32, jobs: u64, newest_first: bool| {
+        let mut c = cluster().nodes(4, 8).group("a", 16).group("b", 16);
+        for k in 0..jobs {
+            let at = if newest_first { (jobs - k) as i64 } else { k as i64 };
+            let j = job(k + 1).group((k % u64::from(groups)) as u32).at(at).gpus(1 + (k % 3) as u32);
+            c = c.pending(j);
+        }
+        c.build()
+    };
+    let (small, big) = (queue(1, 300, true), queue(2, 700, false));
     let alone = (plan(&small, 100, policies.as_ref()), plan(&big, 100, policies.as_ref()));
+    let start = Arc::new(std::sync::Barrier::new(2));
     let run = |snap: tidepool_core::Snapshot, expected: tidepool_core::Plan| {
-        let policies = policies.clone();
+        let (policies, start) = (policies.clone(), start.clone());
         std::thread::spawn(move || {
-            for _ in 0..150 {
+            start.wait();
+            for _ in 0..300 {
                 let p = plan(&snap, 100, policies.as_ref());
+                assert!(p.policy_faults.is_empty(), "{:?}", p.policy_faults);
                 assert_eq!(p.placements, expected.placements);
                 assert_eq!(p.holds, expected.holds);
             }
@@ -185,7 +192,6 @@ fn security_concurrent_plans_never_share_inputs() {
     a.join().expect("the small plans were never disturbed");
     b.join().expect("the big plans were never disturbed");
     assert!(policies.events().is_empty(), "no faults: {:?}", policies.events());
-    let _ = policies.version();
 }
 
 /// Finding 10: the data folder (database, token secret, compiled policies) is the

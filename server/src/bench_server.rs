@@ -1,0 +1,61 @@
+//! The server the end-to-end benchmarks measure: a real `tidepool serve` on loopback, in
+//! a folder of its own, spoken to over real HTTP, stopped and cleaned away when dropped —
+//! so the figures they print are what users go through, not a component's.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+/// A running server; killed and its folder removed when dropped.
+pub struct BenchServer {
+    child: Child,
+    dir: PathBuf,
+    /// `127.0.0.1:PORT`.
+    pub addr: String,
+}
+
+/// A fresh folder for the bench `name` (the server's data folder).
+pub fn bench_dir(name: &str) -> Result<PathBuf, String> {
+    let dir = std::env::temp_dir().join(format!("tidepool-bench-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+pub fn free_port() -> Result<u16, String> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| e.to_string())
+}
+
+impl BenchServer {
+    /// `tidepool serve --no-demo` on `dir` with the initial admin's `password` and the
+    /// `extra` flags (a database URL, limits).
+    pub fn start(dir: &Path, password: &str, extra: &[&str]) -> Result<BenchServer, String> {
+        let addr = format!("127.0.0.1:{}", free_port()?);
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        let child = Command::new(exe)
+            .args(["serve", "--no-demo", "--listen", &addr, "--data-dir"])
+            .arg(dir)
+            .args(extra)
+            .env("TIDEPOOL_ADMIN_PASSWORD", password)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start the server: {e}"))?;
+        Ok(BenchServer { child, dir: dir.to_path_buf(), addr })
+    }
+
+    /// The server's process id (for its CPU time).
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for BenchServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
