@@ -7,6 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/tidepool/target}"
+# The demo's agents run each job in a bubblewrap sandbox as an unprivileged account.
+if ! command -v bwrap >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  (apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null) >&2
+fi
 frontend/build.sh
 cargo build --release --locked -p tidepool
 exec "$CARGO_TARGET_DIR/release/tidepool" serve \

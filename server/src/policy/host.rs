@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 use tidepool_core::{GroupId, Ledger, NativePolicies, Policies, Snapshot, Time, Verdict};
 
-use crate::policy::bindings::types as t;
+use crate::policy::scratch::{Scratch, Scratches};
 use crate::policy::shadow::{self, Difference};
 use crate::policy::{Fault, Kind, Module, Runtime, convert};
 
@@ -51,103 +51,6 @@ pub struct WasmPolicies {
     events: Mutex<VecDeque<PolicyEvent>>,
     native: NativePolicies,
     scratch: Scratches,
-}
-
-/// Each plan's own marshalled inputs. A plan (`plan()` from `begin_cycle` to
-/// `end_cycle`) runs start to end on one thread, so its scratch is keyed by that thread:
-/// a dry run planning beside the live cycle can never read or overwrite the live
-/// cycle's inputs, nor the other way round. Finished scratches are kept for reuse
-/// (fresh multi-megabyte buffers page-fault), a few at most.
-#[derive(Default)]
-struct Scratches {
-    in_use: Mutex<Vec<(std::thread::ThreadId, Scratch)>>,
-    idle: Mutex<Vec<Scratch>>,
-}
-
-const IDLE_SCRATCHES: usize = 2;
-
-impl Scratches {
-    /// Runs `f` with this thread's scratch (a fresh one outside a plan).
-    fn with<R>(&self, f: impl FnOnce(&mut Scratch) -> R) -> R {
-        let me = std::thread::current().id();
-        let taken = {
-            let mut in_use = lock(&self.in_use);
-            in_use.iter().position(|(t, _)| *t == me).map(|k| in_use.swap_remove(k).1)
-        };
-        let mut scratch = taken.unwrap_or_else(|| self.fresh());
-        let planning = scratch.prepared.is_some();
-        let out = f(&mut scratch);
-        if planning {
-            lock(&self.in_use).push((me, scratch));
-        } else {
-            self.put_back(scratch);
-        }
-        out
-    }
-
-    fn fresh(&self) -> Scratch {
-        lock(&self.idle).pop().unwrap_or_else(|| Scratch {
-            prepared: None,
-            jobs: convert::empty_jobs(),
-            allocations: convert::empty_allocations(),
-        })
-    }
-
-    fn put_back(&self, mut scratch: Scratch) {
-        scratch.prepared = None;
-        let mut idle = lock(&self.idle);
-        if idle.len() < IDLE_SCRATCHES {
-            idle.push(scratch);
-        }
-    }
-
-    /// Starts this thread's plan: its inputs, converted once for all its calls.
-    fn begin(&self, snap: &Snapshot, now: Time) {
-        let me = std::thread::current().id();
-        self.end();
-        let mut scratch = self.fresh();
-        convert::jobs_into(&mut scratch.jobs, snap.pending.iter());
-        scratch.prepared = Some(convert::context(snap, now));
-        lock(&self.in_use).push((me, scratch));
-    }
-
-    /// Ends this thread's plan.
-    fn end(&self) {
-        let me = std::thread::current().id();
-        let mine = {
-            let mut in_use = lock(&self.in_use);
-            in_use.iter().position(|(t, _)| *t == me).map(|k| in_use.swap_remove(k).1)
-        };
-        if let Some(scratch) = mine {
-            self.put_back(scratch);
-        }
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// A plan's marshalled inputs: between `begin_cycle` and `end_cycle` the queue and the
-/// context are converted once and shared by the priority and quota calls.
-struct Scratch {
-    prepared: Option<t::Context>,
-    jobs: t::Jobs,
-    allocations: t::Allocations,
-}
-
-impl Scratch {
-    /// The context and the queue (in snapshot order) for `snap`: prepared, or made now.
-    fn inputs(&mut self, snap: &Snapshot, now: Time) -> (t::Context, &t::Jobs) {
-        let ctx = match &self.prepared {
-            Some(ctx) => ctx.clone(),
-            None => {
-                convert::jobs_into(&mut self.jobs, snap.pending.iter());
-                convert::context(snap, now)
-            }
-        };
-        (ctx, &self.jobs)
-    }
 }
 
 fn index(kind: Kind) -> usize {

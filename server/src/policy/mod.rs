@@ -12,8 +12,10 @@ pub mod desk;
 pub mod host;
 pub mod registry;
 pub mod runtime;
+mod scratch;
 pub mod select;
 pub mod shadow;
+pub mod version;
 
 pub use call::Fault;
 pub use host::{PolicyEvent, WasmPolicies};
