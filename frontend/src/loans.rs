@@ -13,7 +13,7 @@ pub fn LoansPage() -> impl IntoView {
     let refresh = RwSignal::new(0);
     let status = RwSignal::new(None::<String>);
     let loans = load(|| "/api/loans".into(), refresh, None);
-    let groups = load(|| "/api/groups".into(), refresh, None);
+    let groups = load(|| "/api/groups?limit=500".into(), refresh, None);
     let (lender, gpus, hours, why, model) = (
         RwSignal::new(String::new()),
         RwSignal::new("4".to_string()),

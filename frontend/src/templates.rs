@@ -13,7 +13,7 @@ pub fn TemplatesPage() -> impl IntoView {
     let refresh = RwSignal::new(0);
     let status = RwSignal::new(None::<String>);
     let templates = load(|| "/api/templates?limit=500".into(), refresh, None);
-    let groups = load(|| "/api/groups".into(), refresh, None);
+    let groups = load(|| "/api/groups?limit=500".into(), refresh, None);
     let (name, image, command, gpus) = (
         RwSignal::new(String::new()),
         RwSignal::new(String::new()),

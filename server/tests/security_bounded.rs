@@ -97,6 +97,8 @@ async fn security_lists_page_by_cursor_without_gaps_or_duplicates() {
         assert_eq!(events.len() as i64, app.count("events").await, "{engine}: no gaps");
         let (users, _) = walk(&app, "/api/users?limit=2", "users", "after", &admin).await;
         assert_eq!(users.len() as i64, app.count("users").await, "{engine}");
+        let (groups, _) = walk(&app, "/api/groups?limit=2", "groups", "after", &admin).await;
+        assert_eq!(groups.len() as i64, app.count("groups").await, "{engine}");
         for (path, key) in [
             ("/api/projects?limit=1", "projects"),
             ("/api/loans?limit=1", "loans"),

@@ -5,7 +5,6 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use sqlx::Row;
 
 use crate::http::auth::Caller;
 use crate::http::{ApiError, AppJson, AppState};
@@ -15,13 +14,26 @@ pub async fn me(Caller(user): Caller) -> Json<User> {
     Json(user)
 }
 
-pub async fn groups(State(state): State<AppState>, _caller: Caller) -> Result<Json<Value>, ApiError> {
-    let rows = sqlx::query("SELECT id, name FROM groups ORDER BY name").fetch_all(&state.store.pool).await?;
-    let groups: Vec<Value> = rows
-        .iter()
-        .map(|r| Ok(json!({ "id": r.try_get::<i64, _>(0)?, "name": r.try_get::<String, _>(1)? })))
-        .collect::<Result<_, sqlx::Error>>()?;
-    Ok(Json(json!({ "groups": groups })))
+/// Every group, oldest first, a page at a time (finding 8).
+pub async fn groups(
+    State(state): State<AppState>,
+    _caller: Caller,
+    crate::http::page::Listing(crate::http::page::NoFilters {}, page): crate::http::page::Listing<
+        crate::http::page::NoFilters,
+    >,
+) -> Result<Json<Value>, ApiError> {
+    let rows = sqlx::query("SELECT id, name FROM groups WHERE id > $1 AND id < $2 ORDER BY id LIMIT $3")
+        .bind(page.after.unwrap_or(i64::MIN))
+        .bind(page.before.unwrap_or(i64::MAX))
+        .bind(page.fetch())
+        .fetch_all(&state.store.pool)
+        .await?;
+    let groups = crate::http::rows::objects(
+        &rows,
+        &[("id", crate::http::rows::Col::Int), ("name", crate::http::rows::Col::Text)],
+    )?;
+    let (groups, next) = page.finish(groups);
+    Ok(Json(json!({ "groups": groups, "next": next })))
 }
 
 #[derive(Deserialize)]

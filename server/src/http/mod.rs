@@ -135,7 +135,7 @@ pub const ROUTES: &[Route] = &[
     route("get", "/api/me", SignedIn, "The signed-in user"),
     route("get", "/api/users", SignedIn, "Every account's username, role and group"),
     json(route("post", "/api/users", Admin, "Create an account")),
-    route("get", "/api/groups", SignedIn, "All groups"),
+    route("get", "/api/groups", SignedIn, "All groups, oldest first, a page at a time"),
     json(route("post", "/api/groups", Admin, "Create a group")),
     route("get", "/api/jobs", SignedIn, "Jobs, newest first, with state and reason"),
     json(route(
