@@ -4,8 +4,10 @@
 
 mod api;
 mod cluster;
+mod job;
 mod loans;
 mod policies;
+mod projects;
 mod queue;
 mod records;
 mod templates;
@@ -22,6 +24,7 @@ enum Page {
     Cluster,
     Queue,
     Templates,
+    Projects,
     Loans,
     Quotas,
     Policies,
@@ -30,10 +33,11 @@ enum Page {
 }
 
 impl Page {
-    const ALL: [Page; 8] = [
+    const ALL: [Page; 9] = [
         Page::Cluster,
         Page::Queue,
         Page::Templates,
+        Page::Projects,
         Page::Loans,
         Page::Quotas,
         Page::Policies,
@@ -46,6 +50,7 @@ impl Page {
             Page::Cluster => "Cluster",
             Page::Queue => "Queue",
             Page::Templates => "Templates",
+            Page::Projects => "Projects",
             Page::Loans => "Borrowing",
             Page::Quotas => "Quotas",
             Page::Policies => "Policies",
@@ -118,6 +123,7 @@ fn App() -> impl IntoView {
                     Page::Cluster => cluster::ClusterPage().into_any(),
                     Page::Queue => queue::QueuePage().into_any(),
                     Page::Templates => templates::TemplatesPage().into_any(),
+                    Page::Projects => projects::ProjectsPage().into_any(),
                     Page::Loans => loans::LoansPage().into_any(),
                     Page::Quotas => cluster::QuotasPage().into_any(),
                     Page::Policies => policies::PoliciesPage().into_any(),

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use serde_json::{Value, json};
 
 use crate::api;
+use crate::job::JobPanel;
 use crate::ui::{act, before_param, load, pager, rows, show, status_line, text, when};
 
 #[component]
@@ -24,8 +25,25 @@ pub fn QueuePage() -> impl IntoView {
     );
     let templates = load(|| "/api/templates?limit=500".into(), refresh, None);
     let receipt_of = RwSignal::new(None::<i64>);
-    let receipt = load(move || format!("/api/jobs/{}", receipt_of.get().unwrap_or(0)), refresh, None);
     let is_admin = move || session.role() == "admin";
+    // A manager watches the whole group's running and waiting jobs.
+    let groups = load(|| "/api/groups?limit=500".into(), refresh, None);
+    let my_group = move || match groups.get() {
+        crate::ui::Load::Ready(v) => {
+            let mine = session.me.get().and_then(|m| m.group_id);
+            rows(&v, "groups").into_iter().find(|g| g["id"].as_i64() == mine).map(|g| text(&g["name"]))
+        }
+        _ => None,
+    };
+    let is_manager = move || session.role() == "manager";
+    let group_jobs = load(
+        move || match my_group() {
+            Some(g) if is_manager() => format!("/api/jobs?group={g}&limit=100"),
+            _ => "/api/jobs?mine=true&limit=1".into(),
+        },
+        refresh,
+        Some(Duration::from_secs(5)),
+    );
 
     // The spec form: kept in signals, so an expired session loses nothing.
     let (name, command, gpus, class, project, group) = (
@@ -148,18 +166,17 @@ pub fn QueuePage() -> impl IntoView {
         </section>
         <section id="my-jobs"><h2>"My jobs"</h2>{show(mine, move |v| jobs_table(v, true))}</section>
         <section id="pending"><h2>"Waiting, in dispatch order"</h2>{show(pending, move |v| jobs_table(v, false))}{pager(pending, pending_before)}</section>
-        <Show when=move || receipt_of.get().is_some()>
-            <section id="receipt">
-                <h2>"Dispatch receipt"</h2>
-                {show(receipt, |r| view! {
-                    <p>{format!("job {} {} — {} GPUs, {}", text(&r["id"]), text(&r["name"]), text(&r["gpus"]), text(&r["state"]))}</p>
-                    <table>
-                        {rows(r, "events").into_iter().map(|e| view! {
-                            <tr><td>{when(&e["at"])}</td><td>{text(&e["kind"])}</td><td>{text(&e["message"])}</td><td class="muted">{text(&e["policy"])}</td></tr>
-                        }).collect_view()}
-                    </table>
+        <Show when=is_manager>
+            <section id="group-jobs">
+                <h2>{move || format!("{}'s running and waiting jobs", my_group().unwrap_or_default())}</h2>
+                {show(group_jobs, move |v| {
+                    let live: Vec<Value> = rows(v, "jobs").into_iter().filter(|j| j["state"] == "pending" || j["state"] == "running").collect();
+                    jobs_table(&json!({ "jobs": live }), true)
                 })}
             </section>
+        </Show>
+        <Show when=move || receipt_of.get().is_some()>
+            <JobPanel job=receipt_of changed=refresh/>
         </Show>
     }
 }

@@ -180,6 +180,77 @@ try {
     await d.waitForSelector('.overlay', { state: 'detached' });
     assert.equal(await d.inputValue('#submit-spec input[placeholder="name"]'), 'half-typed experiment');
   });
+
+  await flow('a member opens a job: its receipt, its output so far, and cancel', async () => {
+    // Robotics has idle guarantee left (vision's is in use by the flows above).
+    const dev = await token('robotics-dev', 'demo-password');
+    const made = await api('POST', '/api/jobs', dev, { name: 'inspect-me', command: 'python probe.py', gpus: 1 });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const id = made.body.id;
+    await until('the job to run', async () => (await api('GET', `/api/jobs/${id}`, dev)).body.state === 'running');
+    const d = await signIn('robotics-dev', 'demo-password');
+    await go(d, 'Queue');
+    await d.click(`#my-jobs tr[data-job="${id}"] a`);
+    await d.waitForSelector('#job-summary[data-state="running"]');
+    const placed = await d.waitForSelector('#job-receipt tr[data-kind="placed"]');
+    assert.match(await placed.textContent(), /priority=/, 'the receipt names the policy versions (D3)');
+    await d.waitForSelector('#job:has-text("No output yet.")');
+    await d.click('#job button.cancel');
+    await d.waitForSelector('#job-summary[data-state="cancelled"]');
+    assert.equal((await api('GET', `/api/jobs/${id}`, dev)).body.state, 'cancelled');
+  });
+
+  await flow("a manager sees the group's running and waiting jobs", async () => {
+    const dev = await token('vision-dev', 'demo-password');
+    const made = await api('POST', '/api/jobs', dev, { name: 'watched-by-lead', command: 'train', gpus: 64 });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const m = await signIn('vision-lead', 'demo-password');
+    await go(m, 'Queue');
+    await m.waitForSelector(`#group-jobs tr[data-job="${made.body.id}"][data-state="pending"]`);
+    const member = await signIn('vision-dev', 'demo-password');
+    await go(member, 'Queue');
+    await member.waitForSelector('#my-jobs');
+    assert.equal(await member.locator('#group-jobs').count(), 0, 'members see their own jobs, not the group view');
+    await api('POST', `/api/jobs/${made.body.id}/cancel`, dev);
+  });
+
+  await flow("a manager renews the group's project grant before it lapses (P2)", async () => {
+    const lead = await token('vision-lead', 'demo-password');
+    const before = (await api('GET', '/api/projects', lead)).body.projects.find((p) => p.name === 'cvpr-deadline');
+    const m = await signIn('vision-lead', 'demo-password');
+    await go(m, 'Projects');
+    await m.fill('#projects input[size="4"]', '120');
+    await m.click('tr[data-project="cvpr-deadline"] button.renew');
+    await until('the new expiry', async () => {
+      const p = (await api('GET', '/api/projects', lead)).body.projects.find((x) => x.name === 'cvpr-deadline');
+      return p.expires_at > before.expires_at + 80 * 86400;
+    });
+    const s = await signIn('speech-lead', 'demo-password');
+    await go(s, 'Projects');
+    await s.waitForSelector('tr[data-project="cvpr-deadline"]');
+    assert.equal(await s.locator('tr[data-project="cvpr-deadline"] button.renew').count(), 0, "not another group's manager");
+  });
+
+  await flow('a template is created with every field it freezes (T1)', async () => {
+    const m = await signIn('vision-lead', 'demo-password');
+    await go(m, 'Templates');
+    const form = '#new-template';
+    await m.fill(`${form} input[placeholder="name"]`, 'vit-finetune');
+    await m.fill(`${form} input[placeholder="GPUs"]`, '4');
+    await m.selectOption(`${form} select >> nth=0`, 'inference');
+    await m.selectOption(`${form} select >> nth=1`, 'batch');
+    await m.selectOption(`${form} select >> nth=2`, 'same-node');
+    await m.fill(`${form} input[placeholder="time limit (hours)"]`, '2');
+    await m.fill(`${form} input[placeholder="command"]`, 'python finetune.py');
+    await m.fill(`${form} textarea`, 'WANDB_MODE=offline\nHF_HOME=/data/hf');
+    await m.click(`${form} button[type=submit]`);
+    const row = await m.waitForSelector('#templates tr[data-template="vit-finetune"]');
+    assert.match(await row.textContent(), /same-node, batch inference, 2 h/);
+    const lead = await token('vision-lead', 'demo-password');
+    const t = (await api('GET', '/api/templates?limit=500', lead)).body.templates.find((x) => x.name === 'vit-finetune');
+    assert.deepEqual([t.gpus, t.category, t.class, t.topology, t.time_limit_s], [4, 'inference', 'batch', 'same-node', 7200]);
+    assert.deepEqual(t.env, { WANDB_MODE: 'offline', HF_HOME: '/data/hf' });
+  });
 } finally {
   if (browser) await browser.close();
 }
