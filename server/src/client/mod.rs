@@ -10,6 +10,7 @@ mod loans;
 mod logs;
 mod password;
 mod receipt;
+mod sbatch;
 mod session;
 mod table;
 mod views;
@@ -88,7 +89,7 @@ async fn dispatch(command: &ClientCommand) -> Outcome {
         C::Logout { opts } => account::logout(opts).await,
         C::Whoami { opts } => account::whoami(opts).await,
         C::Submit { opts, spec, dry_run, command } => jobs::submit(opts, spec, *dry_run, command).await,
-        C::Sbatch { opts, spec, dry_run, script } => jobs::sbatch(opts, spec, *dry_run, script).await,
+        C::Sbatch { opts, spec, dry_run, script } => sbatch::sbatch(opts, spec, *dry_run, script).await,
         C::Queue { opts, mine, group, state, limit, before } => {
             jobs::queue(
                 opts,
