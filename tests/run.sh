@@ -33,6 +33,8 @@ cargo fmt --manifest-path frontend/Cargo.toml -- --check
 echo "== lints"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy --manifest-path frontend/Cargo.toml --target wasm32-unknown-unknown --locked -- -D warnings
+# The shared API types are read by the web app too: they must build for wasm32.
+cargo check -p tidepool-api --target wasm32-unknown-unknown --locked
 echo "== PostgreSQL for the API tests"
 # A server that does not start (the port is taken, initdb fails) stops the run here
 # rather than letting the API tests pass on SQLite alone.

@@ -21,6 +21,8 @@ pub mod bench_templates;
 pub mod calendar;
 /// Command-line flags of every subcommand.
 pub mod cli;
+/// `tidepool login`, `submit`, `queue`, `logs`…: the command line for researchers.
+pub mod client;
 /// `serve --demo-agents`: fake-GPU agents for the demo's nodes.
 pub mod demo_agents;
 /// The live dispatcher: records → plan() → records, under a leader lease.

@@ -4,19 +4,16 @@
 
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use hyper_util::client::legacy::Client as Hyper;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+/// The same maintained client as the command line's (reqwest over rustls), so an agent
+/// may also reach its server over `https://`.
 #[derive(Clone)]
 pub struct Client {
     base: String,
     token: String,
-    http: Hyper<HttpConnector, Full<Bytes>>,
+    http: reqwest::Client,
 }
 
 /// A request that failed: the server's status when it answered, and what went wrong.
@@ -39,13 +36,16 @@ fn failed(message: String) -> Failure {
 impl Client {
     pub fn new(server: &str, token: String) -> Result<Client, String> {
         let base = server.trim_end_matches('/').to_string();
-        if !base.starts_with("http://") {
-            return Err(format!("--server must be http://host:port, not `{server}`"));
+        if !(base.starts_with("http://") || base.starts_with("https://")) {
+            return Err(format!("--server must be http(s)://host:port, not `{server}`"));
         }
-        base.parse::<hyper::Uri>().map_err(|e| format!("--server `{server}`: {e}"))?;
-        let mut connector = HttpConnector::new();
-        connector.set_connect_timeout(Some(Duration::from_secs(5)));
-        let http = Hyper::builder(TokioExecutor::new()).build(connector);
+        reqwest::Url::parse(&base).map_err(|e| format!("--server `{server}`: {e}"))?;
+        // Each call sets its own deadline (`post_within`); connecting gets five seconds.
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(5))
+            .user_agent(concat!("tidepool-agent/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
         Ok(Client { base, token, http })
     }
 
@@ -70,16 +70,16 @@ impl Client {
     }
 
     async fn exchange<B: Serialize, R: DeserializeOwned>(&self, path: &str, body: &B) -> Result<R, Failure> {
-        let json = serde_json::to_vec(body).map_err(|e| failed(e.to_string()))?;
-        let request = hyper::Request::post(format!("{}{path}", self.base))
-            .header("authorization", format!("Bearer {}", self.token))
-            .header("content-type", "application/json")
-            .body(Full::new(Bytes::from(json)))
-            .map_err(|e| failed(e.to_string()))?;
-        let response = self.http.request(request).await.map_err(|e| failed(format!("{path}: {e}")))?;
+        let response = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(&self.token)
+            .json(body)
+            .send()
+            .await
+            .map_err(|e| failed(format!("{path}: {}", cause(&e))))?;
         let status = response.status();
-        let bytes =
-            response.into_body().collect().await.map_err(|e| failed(format!("{path}: {e}")))?.to_bytes();
+        let bytes = response.bytes().await.map_err(|e| failed(format!("{path}: {}", cause(&e))))?;
         if !status.is_success() {
             // The server's message, bounded: a proxy's error page is not the agent's log.
             let text = String::from_utf8_lossy(&bytes[..bytes.len().min(500)]).into_owned();
@@ -90,4 +90,15 @@ impl Client {
         }
         serde_json::from_slice(&bytes).map_err(|e| failed(format!("{path}: unreadable answer: {e}")))
     }
+}
+
+/// What went wrong, with its cause: reqwest's own message names only the URL.
+fn cause(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text = format!("{text}: {s}");
+        source = s.source();
+    }
+    text
 }
