@@ -15,11 +15,14 @@ use crate::http::auth::Caller;
 use crate::http::bounds::{known_model, pending_cap, too_many};
 use crate::http::page::{Arg, Filters, Listing, Order};
 use crate::http::rows::{Col, objects};
-use crate::http::scope::{CATEGORIES, CLASSES, TOPOLOGIES, acting_group, command, group_named, one_of, text};
-use crate::http::{ApiError, AppJson, AppPath, AppState, projects, runtime, templates};
+use crate::http::scope::{acting_group, group_named, one_of};
+use crate::http::{ApiError, AppJson, AppPath, AppState};
+use crate::input::Invalid;
+use crate::jobs::{Spec, spec, validate};
 use crate::store::events::record;
 use crate::store::jobs::NewJob;
 use crate::store::users::Role;
+use crate::{projects, templates};
 
 /// A submission: a spec, or a template (T1) with at most a name of its own.
 #[derive(Deserialize)]
@@ -49,23 +52,6 @@ pub struct Submit {
     tags: Vec<String>,
 }
 
-/// What a job will be, from a spec or a template.
-pub struct Spec {
-    pub name: String,
-    pub command: String,
-    pub gpus: i64,
-    pub model: String,
-    pub category: String,
-    pub class: String,
-    pub topology: String,
-    pub time_limit_s: Option<i64>,
-    pub checkpointable: bool,
-    /// The container image: the spec's, or the template's.
-    pub image: Option<String>,
-    /// The spec's environment (a template's stays with the template).
-    pub env: BTreeMap<String, String>,
-}
-
 impl Submit {
     fn has_shape(&self) -> bool {
         self.command.is_some()
@@ -80,11 +66,9 @@ impl Submit {
             || self.env.is_some()
     }
 
-    fn spec(self) -> Result<Spec, ApiError> {
+    fn spec(self) -> Result<Spec, Invalid> {
         let (Some(name), Some(command), Some(gpus)) = (self.name, self.command, self.gpus) else {
-            return Err(ApiError::Unprocessable(
-                "a job needs a name, a command and gpus, or a template".into(),
-            ));
+            return Err(Invalid("a job needs a name, a command and gpus, or a template".into()));
         };
         Ok(Spec {
             name,
@@ -100,40 +84,6 @@ impl Submit {
             env: self.env.unwrap_or_default(),
         })
     }
-}
-
-/// The checks every job passes, from a spec or a template.
-pub fn validate(spec: &Spec) -> Result<(), ApiError> {
-    text(&spec.name, "name", 200)?;
-    command(&spec.command, "command", 10_000)?;
-    if !(1..=4096).contains(&spec.gpus) {
-        return Err(ApiError::Unprocessable("gpus must be between 1 and 4096".into()));
-    }
-    text(&spec.model, "model", 64)?;
-    if spec.time_limit_s.is_some_and(|t| t <= 0 || t > 365 * 86_400) {
-        return Err(ApiError::Unprocessable("time_limit_s must be between 1 s and a year".into()));
-    }
-    one_of(&spec.category, CATEGORIES, "category")?;
-    one_of(&spec.class, CLASSES, "class")?;
-    one_of(&spec.topology, TOPOLOGIES, "topology")?;
-    if let Some(image) = &spec.image {
-        runtime::image(image)?;
-    }
-    runtime::env(&spec.env)
-}
-
-fn tags(tags: &[String]) -> Result<Vec<String>, ApiError> {
-    if tags.len() > 16 {
-        return Err(ApiError::Unprocessable("at most 16 tags".into()));
-    }
-    let mut out: Vec<String> = Vec::with_capacity(tags.len());
-    for t in tags {
-        let t = text(t, "a tag", 64)?.to_lowercase();
-        if !out.contains(&t) {
-            out.push(t);
-        }
-    }
-    Ok(out)
 }
 
 /// A submission checked and resolved: its group, shape, project and template.
@@ -152,7 +102,7 @@ pub async fn prepare(
     body: Submit,
 ) -> Result<Prepared, ApiError> {
     let group_id = acting_group(state, user, body.group.as_deref()).await?;
-    let tags = tags(&body.tags)?;
+    let tags = spec::tags(&body.tags)?;
     let project = body.project.clone();
     let template_id = body.template;
     let spec = match body.template {
@@ -161,12 +111,12 @@ pub async fn prepare(
                 "a template fixes the job's shape: give only a name, project and tags with it".into(),
             ));
         }
-        Some(id) => templates::launch_spec(state, id, group_id, body.name.as_deref()).await?,
+        Some(id) => templates::launch_spec(&state.store, id, group_id, body.name.as_deref()).await?,
         None => body.spec()?,
     };
     validate(&spec)?;
     known_model(state, &spec.model).await?;
-    let project_id = projects::admit(state, group_id, project.as_deref(), &spec, state.now()).await?;
+    let project_id = projects::admit(&state.store, group_id, project.as_deref(), &spec, state.now()).await?;
     Ok(Prepared { group_id, spec, project_id, template_id, tags })
 }
 

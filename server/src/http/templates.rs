@@ -14,11 +14,11 @@ use sqlx::Row;
 
 use crate::http::auth::Caller;
 use crate::http::bounds::{known_model, template_cap};
-use crate::http::jobs::{Spec, validate};
 use crate::http::page::{Arg, Filters, Listing, Order};
 use crate::http::rows::{Col, objects};
 use crate::http::scope::{acting_group, belongs, group_named, require_manager, text};
 use crate::http::{ApiError, AppJson, AppPath, AppState, runtime};
+use crate::jobs::{Spec, sandbox, validate};
 use crate::store::events::record;
 
 const COLUMNS: &[(&str, Col)] = &[
@@ -125,50 +125,6 @@ pub async fn list(
     Ok(Json(json!({ "templates": out, "next": next })))
 }
 
-/// The shape a launch of template `id` by `group` runs with; refused when the template
-/// is retired or belongs to a group that has not granted it to `group` (T2).
-pub async fn launch_spec(
-    state: &AppState,
-    id: i64,
-    group: i64,
-    name: Option<&str>,
-) -> Result<Spec, ApiError> {
-    let t = sqlx::query(
-        "SELECT t.name, t.command, t.gpus, t.model, t.category, t.class, t.topology, t.time_limit_s, \
-         CAST(CASE WHEN t.checkpointable THEN 1 ELSE 0 END AS BIGINT), t.group_id, t.retired_at, \
-         (SELECT COUNT(*) FROM template_grants tg WHERE tg.template_id = t.id AND tg.group_id = $2), t.image \
-         FROM templates t WHERE t.id = $1",
-    )
-    .bind(id)
-    .bind(group)
-    .fetch_optional(&state.store.pool)
-    .await?
-    .ok_or_else(|| ApiError::Unprocessable(format!("no template {id}")))?;
-    if t.try_get::<Option<i64>, _>(10)?.is_some() {
-        return Err(ApiError::Conflict(format!("template {id} is retired")));
-    }
-    if t.try_get::<i64, _>(9)? != group && t.try_get::<i64, _>(11)? == 0 {
-        return Err(ApiError::Forbidden(format!(
-            "template {id} belongs to another group, which has not granted it to yours (T2)"
-        )));
-    }
-    Ok(Spec {
-        name: name.map_or(t.try_get(0)?, str::to_string),
-        command: t.try_get(1)?,
-        gpus: t.try_get(2)?,
-        model: t.try_get(3)?,
-        category: t.try_get(4)?,
-        class: t.try_get(5)?,
-        topology: t.try_get(6)?,
-        time_limit_s: t.try_get(7)?,
-        checkpointable: t.try_get::<i64, _>(8)? != 0,
-        // The template's image runs the job; its env stays with the template, read
-        // when the job is assigned, so later readers of the job never see it.
-        image: Some(t.try_get::<String, _>(12)?).filter(|i| !i.is_empty()),
-        env: BTreeMap::new(),
-    })
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NewTemplate {
@@ -215,7 +171,7 @@ pub async fn create(
     let group = acting_group(&state, &user, body.group.as_deref()).await?;
     let image = match body.image.as_str() {
         "" => None,
-        image => Some(runtime::image(image)?.to_string()),
+        image => Some(sandbox::image(image)?.to_string()),
     };
     let spec = Spec {
         name: text(&body.name, "name", 100)?.to_string(),
