@@ -5,9 +5,10 @@
 use crate::fleet::sync::SyncError;
 use crate::http::ApiError;
 use crate::input::Invalid;
+use crate::jobs::cancel::CancelError;
 use crate::policy::registry::RegistryError;
 use crate::projects::GrantError;
-use crate::templates::LaunchError;
+use crate::templates::{LaunchError, TemplateError};
 
 /// Input a rule refuses: the caller's to fix.
 impl From<Invalid> for ApiError {
@@ -62,6 +63,29 @@ impl From<RegistryError> for ApiError {
             | RegistryError::NotRequested(_)
             | RegistryError::Ambiguous(_)
             | RegistryError::NothingToRollBack(_) => ApiError::Conflict(e.to_string()),
+        }
+    }
+}
+
+impl From<CancelError> for ApiError {
+    fn from(e: CancelError) -> Self {
+        match e {
+            CancelError::NoSuchJob(_) => ApiError::NotFound(e.to_string()),
+            CancelError::NotYours => ApiError::Forbidden(e.to_string()),
+            CancelError::Over { .. } => ApiError::Conflict(e.to_string()),
+            CancelError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<TemplateError> for ApiError {
+    fn from(e: TemplateError) -> Self {
+        match e {
+            TemplateError::NoSuchTemplate(_) => ApiError::NotFound(e.to_string()),
+            TemplateError::Retired(_) | TemplateError::RetiredAlready(_) => ApiError::Conflict(e.to_string()),
+            TemplateError::NoSuchGroup(_) | TemplateError::OwnGroup => ApiError::Unprocessable(e.to_string()),
+            TemplateError::Invalid(e) => e.into(),
+            TemplateError::Store(e) => e.into(),
         }
     }
 }

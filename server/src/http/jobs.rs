@@ -9,7 +9,6 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use sqlx::Row;
 
 use crate::http::auth::Caller;
 use crate::http::bounds::{known_model, pending_cap, too_many};
@@ -18,10 +17,7 @@ use crate::http::rows::{Col, objects};
 use crate::http::scope::{acting_group, group_named, one_of};
 use crate::http::{ApiError, AppJson, AppPath, AppState};
 use crate::input::Invalid;
-use crate::jobs::{Spec, spec, validate};
-use crate::store::events::record;
-use crate::store::jobs::NewJob;
-use crate::store::users::Role;
+use crate::jobs::{self, Prepared, Spec, spec, validate};
 use crate::{projects, templates};
 
 /// A submission: a spec, or a template (T1) with at most a name of its own.
@@ -86,15 +82,6 @@ impl Submit {
     }
 }
 
-/// A submission checked and resolved: its group, shape, project and template.
-pub struct Prepared {
-    pub group_id: i64,
-    pub spec: Spec,
-    pub project_id: Option<i64>,
-    pub template_id: Option<i64>,
-    pub tags: Vec<String>,
-}
-
 /// Everything a submission is checked against, short of writing it.
 pub async fn prepare(
     state: &AppState,
@@ -125,31 +112,9 @@ pub async fn submit(
     Caller(user): Caller,
     AppJson(body): AppJson<Submit>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let Prepared { group_id, spec, project_id, template_id, tags } = prepare(&state, &user, body).await?;
+    let prepared = prepare(&state, &user, body).await?;
     pending_cap(&state, user.id).await?;
-    let now = state.now();
-    let env = (!spec.env.is_empty()).then(|| serde_json::to_string(&spec.env)).transpose();
-    let env = env.map_err(|e| ApiError::Internal(e.to_string()))?;
-    let job = NewJob {
-        group_id,
-        submitted_by: user.id,
-        actor: &user.username,
-        name: spec.name.trim(),
-        category: &spec.category,
-        class: &spec.class,
-        gpus: spec.gpus,
-        model: &spec.model,
-        topology: &spec.topology,
-        time_limit_s: spec.time_limit_s,
-        checkpointable: spec.checkpointable,
-        command: &spec.command,
-        project_id,
-        template_id,
-        tags: &tags,
-        image: spec.image.as_deref(),
-        env: env.as_deref(),
-    };
-    let id = state.store.submit_job(&job, now).await?;
+    let id = jobs::submit::submit(&state.store, &user, &prepared, state.now()).await?;
     state.wake.notify_one();
     Ok((StatusCode::CREATED, Json(json!({ "id": id, "state": "pending" }))))
 }
@@ -222,57 +187,7 @@ pub async fn cancel(
     Caller(user): Caller,
     AppPath(id): AppPath<i64>,
 ) -> Result<Json<Value>, ApiError> {
-    let row = sqlx::query("SELECT group_id, submitted_by, state FROM jobs WHERE id = $1")
-        .bind(id)
-        .fetch_optional(&state.store.pool)
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("no job {id}")))?;
-    let (group, by, job_state): (i64, i64, String) = (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
-    let allowed = match user.role {
-        Role::Admin => true,
-        Role::Manager => user.group_id == Some(group),
-        Role::Member => user.id == by,
-    };
-    if !allowed {
-        return Err(ApiError::Forbidden("members cancel their own jobs; managers their group's".into()));
-    }
-    let now = state.now();
-    let mut tx = state.store.pool.begin().await?;
-    // Conditional on the state, so a job that finished meanwhile is not "cancelled".
-    let done = sqlx::query(
-        "UPDATE jobs SET state = 'cancelled', reason = NULL, position = NULL, finished_at = $2 \
-         WHERE id = $1 AND state IN ('pending', 'running')",
-    )
-    .bind(id)
-    .bind(now)
-    .execute(&mut *tx)
-    .await?;
-    if done.rows_affected() != 1 {
-        return Err(ApiError::Conflict(format!("job {id} is already {job_state}")));
-    }
-    // A cancelled running job's GPUs go back to the pool at once (R1); where an agent
-    // runs it, once the agent has stopped it (SIGTERM, grace, SIGKILL).
-    sqlx::query(
-        "UPDATE allocations SET ended_at = $1 WHERE job_id = $2 AND ended_at IS NULL \
-         AND node_id NOT IN (SELECT id FROM nodes WHERE agent)",
-    )
-    .bind(now)
-    .bind(id)
-    .execute(&mut *tx)
-    .await?;
-    sqlx::query(
-        "UPDATE allocations SET stop_reason = 'cancelled', stop_requested_at = $1, stop_requested_ms = $2 \
-         WHERE job_id = $3 AND ended_at IS NULL AND stop_requested_at IS NULL \
-         AND node_id IN (SELECT id FROM nodes WHERE agent)",
-    )
-    .bind(now)
-    .bind(crate::unix_now_ms())
-    .bind(id)
-    .execute(&mut *tx)
-    .await?;
-    let message = format!("{} cancelled job {id}", user.username);
-    record(&mut tx, now, "cancelled", Some(id), &user.username, &message, &json!({})).await?;
-    tx.commit().await?;
+    jobs::cancel::cancel(&state.store, &user, id, state.now()).await?;
     state.wake.notify_one();
     state.fleet.bump();
     Ok(Json(json!({ "id": id, "state": "cancelled" })))

@@ -16,10 +16,10 @@ use crate::http::auth::Caller;
 use crate::http::bounds::{known_model, template_cap};
 use crate::http::page::{Arg, Filters, Listing, Order};
 use crate::http::rows::{Col, objects};
-use crate::http::scope::{acting_group, belongs, group_named, require_manager, text};
+use crate::http::scope::{acting_group, belongs, require_manager, text};
 use crate::http::{ApiError, AppJson, AppPath, AppState, runtime};
 use crate::jobs::{Spec, sandbox, validate};
-use crate::store::events::record;
+use crate::templates;
 
 const COLUMNS: &[(&str, Col)] = &[
     ("id", Col::Int),
@@ -189,45 +189,8 @@ pub async fn create(
     validate(&spec)?;
     known_model(&state, &spec.model).await?;
     template_cap(&state, group).await?;
-    let now = state.now();
-    let mut tx = state.store.pool.begin().await?;
-    let row = sqlx::query(
-        "INSERT INTO templates (group_id, name, category, class, gpus, model, topology, time_limit_s, \
-         checkpointable, image, command, env, created_by, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id",
-    )
-    .bind(group)
-    .bind(&spec.name)
-    .bind(&spec.category)
-    .bind(&spec.class)
-    .bind(spec.gpus)
-    .bind(&spec.model)
-    .bind(&spec.topology)
-    .bind(spec.time_limit_s)
-    .bind(spec.checkpointable)
-    .bind(spec.image.as_deref().unwrap_or(""))
-    .bind(&spec.command)
-    .bind(serde_json::to_string(&spec.env).unwrap_or_else(|_| "{}".into()))
-    .bind(&user.username)
-    .bind(now)
-    .fetch_one(&mut *tx)
-    .await?;
-    let id: i64 = row.try_get(0)?;
-    let message = format!("{} created template {}", user.username, spec.name);
-    record(&mut tx, now, "template-created", None, &user.username, &message, &json!({ "template": id }))
-        .await?;
-    tx.commit().await?;
+    let id = templates::create(&state.store, &user, group, &spec, state.now()).await?;
     Ok((StatusCode::CREATED, Json(json!({ "id": id, "name": spec.name }))))
-}
-
-/// The owning group of template `id`, and whether it is retired.
-async fn owner(state: &AppState, id: i64) -> Result<(i64, String, bool), ApiError> {
-    let row = sqlx::query("SELECT group_id, name, retired_at FROM templates WHERE id = $1")
-        .bind(id)
-        .fetch_optional(&state.store.pool)
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("no template {id}")))?;
-    Ok((row.try_get(0)?, row.try_get(1)?, row.try_get::<Option<i64>, _>(2)?.is_some()))
 }
 
 #[derive(Deserialize)]
@@ -242,38 +205,9 @@ pub async fn grant(
     AppPath(id): AppPath<i64>,
     AppJson(body): AppJson<GrantBody>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let (group, name, retired) = owner(&state, id).await?;
-    require_manager(&user, group, "grant the group's templates")?;
-    if retired {
-        return Err(ApiError::Conflict(format!("template {id} is retired")));
-    }
-    let to = group_named(&state, &body.group).await?;
-    if to == group {
-        return Err(ApiError::Unprocessable("the owning group uses its templates already".into()));
-    }
-    let now = state.now();
-    let mut tx = state.store.pool.begin().await?;
-    sqlx::query(
-        "INSERT INTO template_grants (template_id, group_id, granted_by, granted_at) VALUES ($1, $2, $3, $4)",
-    )
-    .bind(id)
-    .bind(to)
-    .bind(&user.username)
-    .bind(now)
-    .execute(&mut *tx)
-    .await?;
-    let message = format!("{} granted template {name} to {}", user.username, body.group);
-    record(
-        &mut tx,
-        now,
-        "template-granted",
-        None,
-        &user.username,
-        &message,
-        &json!({ "template": id, "group": body.group }),
-    )
-    .await?;
-    tx.commit().await?;
+    let t = templates::owner(&state.store, id).await?;
+    require_manager(&user, t.group, "grant the group's templates")?;
+    templates::grant(&state.store, &user, id, &t, &body.group, state.now()).await?;
     Ok((StatusCode::CREATED, Json(json!({ "template": id, "granted_to": body.group }))))
 }
 
@@ -289,23 +223,9 @@ pub async fn retire(
     AppPath(id): AppPath<i64>,
     AppJson(body): AppJson<RetireBody>,
 ) -> Result<Json<Value>, ApiError> {
-    let (group, name, retired) = owner(&state, id).await?;
-    require_manager(&user, group, "retire the group's templates")?;
-    let reason = text(&body.reason, "reason", 500)?;
-    if retired {
-        return Err(ApiError::Conflict(format!("template {id} is retired already")));
-    }
+    let t = templates::owner(&state.store, id).await?;
+    require_manager(&user, t.group, "retire the group's templates")?;
     let now = state.now();
-    let mut tx = state.store.pool.begin().await?;
-    sqlx::query("UPDATE templates SET retired_at = $1, retired_by = $2 WHERE id = $3")
-        .bind(now)
-        .bind(&user.username)
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
-    let message = format!("{} retired template {name}: {reason}", user.username);
-    record(&mut tx, now, "template-retired", None, &user.username, &message, &json!({ "template": id }))
-        .await?;
-    tx.commit().await?;
+    templates::retire(&state.store, &user, id, &t, &body.reason, now).await?;
     Ok(Json(json!({ "id": id, "retired_at": now })))
 }
