@@ -1,7 +1,7 @@
 //! `tidepool admin`: users and groups from the shell, on the same records the server uses.
 
 use crate::cli::{AdminArgs, AdminCommand};
-use crate::http::scope::text;
+use crate::input::text;
 use crate::store::Store;
 use crate::store::tokens::NewNodeToken;
 use crate::store::users::{Role, random_b64};

@@ -13,7 +13,7 @@ use tower::ServiceExt;
 
 use crate::cli::{BenchApiArgs, Format};
 use crate::dispatch::{Dispatcher, Lease};
-use crate::http::{AppState, app, auth};
+use crate::http::{AppState, Bounds, Keys, app, auth, default_web_dir};
 use crate::sim::report::nearest_rank;
 use crate::store::Store;
 use crate::store::users::Role;
@@ -70,7 +70,7 @@ async fn bench(args: &BenchApiArgs) -> Result<String, String> {
     }
     let user = format!("{group}-dev");
     store.create_user(&user, "bench-pw", Role::Member, Some(gid), now).await.map_err(err)?;
-    let keys = auth::Keys::new(b"a benchmark secret that is long enough")?;
+    let keys = Keys::new(b"a benchmark secret that is long enough")?;
     let state = AppState {
         store: store.clone(),
         keys: Arc::new(keys),
@@ -78,9 +78,9 @@ async fn bench(args: &BenchApiArgs) -> Result<String, String> {
         wake: Arc::new(tokio::sync::Notify::new()),
         policies: Arc::new(crate::policy::desk::PolicyDesk::new(None)?),
         fleet: Arc::new(crate::fleet::Fleet::new(crate::fleet::FleetConfig::default())),
-        web_dir: crate::http::web::default_dir(),
+        web_dir: default_web_dir(),
         // One user submits every job: the pending cap is the bench's size.
-        bounds: Arc::new(crate::http::bounds::Bounds::new(i64::from(args.jobs), 500, 10, 10)),
+        bounds: Arc::new(Bounds::new(i64::from(args.jobs), 500, 10, 10)),
     };
     let me = store.authenticate(&user, "bench-pw").await.map_err(err)?.ok_or("bench user")?;
     let token = auth::issue(&state.keys, &me, "access", now).map_err(|e| e.to_string())?;

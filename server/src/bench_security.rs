@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use axum::body::Bytes;
 use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
@@ -80,7 +80,7 @@ async fn request(
     body: &str,
 ) -> Result<(u16, Bytes), String> {
     let mut req =
-        axum::http::Request::builder().method(method).uri(url).header("content-type", "application/json");
+        hyper::Request::builder().method(method).uri(url).header("content-type", "application/json");
     if let Some(t) = token {
         req = req.header("authorization", format!("Bearer {t}"));
     }
@@ -132,7 +132,7 @@ async fn drive(args: &BenchSecurityArgs, base: &str) -> Result<Figures, String> 
     };
     let plain = time_me(&http, base, &token, args.requests).await?;
     // Idle connections: connected, nothing sent; the server holds each until its header timeout.
-    crate::http::listen::raise_fd_limit();
+    crate::os::raise_fd_limit();
     let authority = base.trim_start_matches("http://").to_string();
     let mut idle = Vec::with_capacity(args.idle as usize);
     for _ in 0..args.idle {

@@ -1,5 +1,16 @@
 //! The `tidepool` binary's library: everything around the pure core that touches the
-//! outside world (files, the command line, and later the network and the database).
+//! outside world (files, the command line, the network and the database).
+//!
+//! Its layers point down only:
+//! - drivers: [`http`] (axum handlers: extract → call → map), the subcommands
+//!   ([`serve`], [`admin`], [`bench`]…), [`agent`], [`sim`];
+//! - domain: [`jobs`], [`projects`], [`templates`], [`input`], [`fleet`], [`policy`],
+//!   [`dispatch`] — rules and their SQL, errors as their own types, no axum, no status
+//!   codes (`http` maps each domain error to an `ApiError`);
+//! - records: [`store`] (pool, migrations, event writer), over the pure `tidepool_core`.
+//!
+//! Nothing outside `http/` names it except the entry points that mount the router
+//! (`serve`, `bench_api`); `tests/layers.rs` keeps it so.
 
 /// `tidepool admin`: users and groups from the shell.
 pub mod admin;
@@ -31,10 +42,18 @@ pub mod dispatch;
 pub mod fleet;
 /// The HTTP API (axum): routes, auth, the error shape.
 pub mod http;
+/// The checks every piece of text a person gives passes (names, commands, filters).
+pub mod input;
+/// Jobs: their spec and its rules, what they run in.
+pub mod jobs;
+/// What the server asks of the operating system (its open-file limit).
+pub mod os;
 /// The WebAssembly policy host (wasmtime): sandbox, fallbacks, versions.
 pub mod policy;
 /// `tidepool policy …`: build, check and test modules.
 pub mod policy_cmd;
+/// Projects' priority grants (P2): which jobs may run above `normal`.
+pub mod projects;
 /// `tidepool serve`: store, initial admin, demo, HTTP.
 pub mod serve;
 /// The trace simulator: event loop, cluster set-up, inputs and report.
@@ -43,6 +62,8 @@ pub mod sim;
 pub mod simulate;
 /// Durable records: SQLite or PostgreSQL through sqlx.
 pub mod store;
+/// Templates (T1–T2): launching a frozen job shape, where granted.
+pub mod templates;
 
 /// The wall clock in Unix seconds, for the drivers that need one (the core never reads it).
 pub fn unix_now() -> i64 {

@@ -9,7 +9,7 @@ use tidepool_core::Policies;
 use crate::cli::{PolicyEngine, ServeArgs};
 use crate::dispatch::{DispatchError, Dispatcher, Lease};
 use crate::fleet::{Fleet, FleetConfig};
-use crate::http::{AppState, app, auth::Keys};
+use crate::http::{AppState, Bounds, Keys, Limits, app, default_web_dir};
 use crate::policy::artifacts::ArtifactCache;
 use crate::policy::desk::PolicyDesk;
 use crate::policy::select::ModuleFiles;
@@ -93,14 +93,14 @@ async fn dispatch_loop(
 
 /// The HTTP limits from the flags, with the connection cap kept under the open-files limit
 /// (raised to its hard value first), leaving room for the database and the agents' files.
-fn serve_limits(args: &ServeArgs) -> crate::http::listen::Limits {
-    let files = crate::http::listen::raise_fd_limit();
+fn serve_limits(args: &ServeArgs) -> Limits {
+    let files = crate::os::raise_fd_limit();
     let room = usize::try_from(files.saturating_sub(256)).unwrap_or(usize::MAX).max(1);
     let wanted = usize::try_from(args.max_connections).unwrap_or(usize::MAX);
     if wanted > room {
         eprintln!("warning: --max-connections {wanted} lowered to {room}: the open-files limit is {files}");
     }
-    crate::http::listen::Limits {
+    Limits {
         header_timeout: Duration::from_secs(args.header_timeout_s),
         request_timeout: Duration::from_secs(args.request_timeout_s),
         idle_timeout: Duration::from_secs(args.idle_timeout_s),
@@ -159,8 +159,8 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         wake: wake.clone(),
         policies: desk.clone(),
         fleet: fleet.clone(),
-        web_dir: crate::http::web::default_dir(),
-        bounds: Arc::new(crate::http::bounds::Bounds::new(
+        web_dir: default_web_dir(),
+        bounds: Arc::new(Bounds::new(
             args.max_pending_per_user,
             args.max_templates_per_group,
             args.dry_runs_per_10s as usize,
@@ -189,7 +189,7 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         None
     };
     let limits = serve_limits(args);
-    crate::http::listen::serve(listener, app(state.clone()), limits, async {
+    crate::http::serve(listener, app(state.clone()), limits, async {
         let _ = tokio::signal::ctrl_c().await;
     })
     .await

@@ -5,7 +5,7 @@
 use sqlx::Row;
 
 use crate::dispatch::DispatchError;
-use crate::http::projects::REMIND_BEFORE_S;
+use crate::projects::REMIND_BEFORE_S;
 use crate::store::Store;
 use crate::store::events::record;
 

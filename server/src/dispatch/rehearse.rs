@@ -8,7 +8,7 @@ use serde::Serialize;
 use tidepool_core::{Job, JobId, Policies, plan};
 
 use crate::dispatch::{DispatchError, load};
-use crate::http::jobs::Spec;
+use crate::jobs::Spec;
 use crate::store::Store;
 
 /// The id the rehearsed job carries: no real job has it.

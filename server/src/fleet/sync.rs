@@ -12,28 +12,58 @@ use sqlx::Row;
 
 use crate::fleet::finish::{Ending, Open, end_segment, open_on};
 use crate::fleet::protocol::{Assignment, Fence, Orders, Refusal, Report, Stop};
+use crate::fleet::{Fleet, FleetConfig};
 use crate::fleet::{indices, logs};
-use crate::http::{ApiError, AppState};
 use crate::store::events::record;
+use crate::store::{Store, StoreError};
 
 const MAX_ITEMS: usize = 1024;
 
+/// Why a sync is refused whole.
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    /// The report lists more than a node could (the caller's mistake).
+    #[error("a report lists at most 64 GPUs and 1024 of each item")]
+    TooLarge,
+    /// The node must register before it syncs.
+    #[error("node {0} has not registered: register first")]
+    NotRegistered(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<sqlx::Error> for SyncError {
+    fn from(e: sqlx::Error) -> Self {
+        SyncError::Store(e.into())
+    }
+}
+
+/// What a sync works with: the records, the fleet's settings and news, and the
+/// dispatcher's wake-up, with the time of the sync.
+pub struct Ctx<'a> {
+    pub store: &'a Store,
+    pub fleet: &'a Fleet,
+    /// Wakes the dispatcher when the report changed what it plans with.
+    pub wake: &'a tokio::sync::Notify,
+    pub now: i64,
+}
+
 /// Counts only: a report that lists more than this is refused whole (422). What a job
 /// printed never refuses a report: each chunk is checked on its own (finding 3).
-fn check(report: &Report) -> Result<(), ApiError> {
+fn check(report: &Report) -> Result<(), SyncError> {
     if report.gpus.len() > 64
         || report.running.len() > MAX_ITEMS
         || report.finished.len() > MAX_ITEMS
         || report.logs.len() > MAX_ITEMS
     {
-        return Err(ApiError::Unprocessable("a report lists at most 64 GPUs and 1024 of each item".into()));
+        return Err(SyncError::TooLarge);
     }
     Ok(())
 }
 
-pub async fn sync(state: &AppState, node: &str, report: Report) -> Result<Orders, ApiError> {
+pub async fn sync(cx: Ctx<'_>, node: &str, report: Report) -> Result<Orders, SyncError> {
     check(&report)?;
-    let fleet = state.fleet.clone();
+    let Ctx { store, fleet, wake, now } = cx;
     // Subscribed before reading, so a decision made meanwhile still wakes the wait.
     let mut news = fleet.watch();
     let row = sqlx::query(
@@ -41,20 +71,19 @@ pub async fn sync(state: &AppState, node: &str, report: Report) -> Result<Orders
          CAST(CASE WHEN lost_at IS NULL THEN 0 ELSE 1 END AS BIGINT) FROM nodes WHERE name = $1",
     )
     .bind(node)
-    .fetch_optional(&state.store.pool)
+    .fetch_optional(&store.pool)
     .await?;
     let (node_id, was_lost): (i64, bool) = match row {
         Some(r) if r.try_get::<i64, _>(1)? == 1 => (r.try_get(0)?, r.try_get::<i64, _>(2)? == 1),
-        _ => return Err(ApiError::Conflict(format!("node {node} has not registered: register first"))),
+        _ => return Err(SyncError::NotRegistered(node.to_string())),
     };
-    let now = state.now();
     let config = &fleet.config;
     let mut refused = Vec::new();
     let mut reconcile_stops = Vec::new();
     // A node back from being lost is in service again: the dispatcher should hear of it.
     let mut changed = was_lost;
 
-    let mut tx = state.store.pool.begin().await?;
+    let mut tx = store.pool.begin().await?;
     // The heartbeat; a lost node's return puts it back in service (an admin's own
     // out-of-service mark, with no `lost_at`, stays).
     sqlx::query(
@@ -172,11 +201,11 @@ pub async fn sync(state: &AppState, node: &str, report: Report) -> Result<Orders
         fleet.logged();
     }
     if changed {
-        state.wake.notify_one();
+        wake.notify_one();
         fleet.bump();
     }
 
-    let mut orders = orders(state, node_id).await?;
+    let mut orders = orders(store, config, node_id).await?;
     let waited = report.wait_s.min(config.wait_max_s);
     if orders.start.is_empty()
         && orders.stop.is_empty()
@@ -185,7 +214,7 @@ pub async fn sync(state: &AppState, node: &str, report: Report) -> Result<Orders
         && !changed
     {
         let _ = tokio::time::timeout(Duration::from_secs(waited), news.changed()).await;
-        orders = self::orders(state, node_id).await?;
+        orders = self::orders(store, config, node_id).await?;
     }
     orders.stop.extend(reconcile_stops);
     orders.refused = refused;
@@ -226,7 +255,7 @@ async fn idle_step(
     a: &Open,
     idle: bool,
     now: i64,
-    config: &crate::fleet::FleetConfig,
+    config: &FleetConfig,
 ) -> Result<bool, sqlx::Error> {
     let set = |sql: &'static str| sqlx::query(sql).bind(now).bind(a.id);
     match (idle, a.idle_since, a.idle_notice_at) {
@@ -277,7 +306,7 @@ async fn idle_step(
 }
 
 /// What this node should start (assigned, not yet running) and stop (asked to stop).
-pub async fn orders(state: &AppState, node_id: i64) -> Result<Orders, ApiError> {
+pub async fn orders(store: &Store, config: &FleetConfig, node_id: i64) -> Result<Orders, SyncError> {
     let rows = sqlx::query(
         "SELECT a.id, a.epoch, a.job_id, a.gpu_mask, a.stop_reason, a.stop_requested_at, a.acked_at, j.name, \
          j.command, j.time_limit_s, j.segments, t.env, j.env, COALESCE(j.image, t.image), g.name, u.username \
@@ -286,7 +315,7 @@ pub async fn orders(state: &AppState, node_id: i64) -> Result<Orders, ApiError> 
          LEFT JOIN users u ON u.id = j.submitted_by WHERE a.node_id = $1 AND a.ended_at IS NULL ORDER BY a.id",
     )
     .bind(node_id)
-    .fetch_all(&state.store.pool)
+    .fetch_all(&store.pool)
     .await?;
     let mut orders = Orders::default();
     for r in rows {
@@ -294,7 +323,7 @@ pub async fn orders(state: &AppState, node_id: i64) -> Result<Orders, ApiError> 
         let job: i64 = r.try_get(2)?;
         if r.try_get::<Option<i64>, _>(5)?.is_some() {
             let reason = r.try_get::<Option<String>, _>(4)?.unwrap_or_default();
-            orders.stop.push(Stop { fence, reason, grace_s: state.fleet.config.grace_s });
+            orders.stop.push(Stop { fence, reason, grace_s: config.grace_s });
         } else if r.try_get::<Option<i64>, _>(6)?.is_none() {
             // The template's env, overlaid with the job's own (a NULL column: none).
             let mut env = env_of(r.try_get(11)?);

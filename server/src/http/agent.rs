@@ -12,6 +12,7 @@ use serde_json::json;
 use sqlx::Row;
 
 use crate::fleet::protocol::{Orders, Register, Registered, Report};
+use crate::fleet::sync::Ctx;
 use crate::http::auth::Caller;
 use crate::http::scope::{require_admin, text};
 use crate::http::{ApiError, AppJson, AppPath, AppState};
@@ -267,5 +268,6 @@ pub async fn sync(
     caller: NodeCaller,
     AppJson(report): AppJson<Report>,
 ) -> Result<Json<Orders>, ApiError> {
-    Ok(Json(crate::fleet::sync::sync(&state, &caller.node, report).await?))
+    let cx = Ctx { store: &state.store, fleet: &state.fleet, wake: &state.wake, now: state.now() };
+    Ok(Json(crate::fleet::sync::sync(cx, &caller.node, report).await?))
 }

@@ -9,17 +9,16 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use sqlx::Row;
 
 use crate::http::auth::Caller;
 use crate::http::bounds::{known_model, pending_cap, too_many};
 use crate::http::page::{Arg, Filters, Listing, Order};
 use crate::http::rows::{Col, objects};
-use crate::http::scope::{CATEGORIES, CLASSES, TOPOLOGIES, acting_group, command, group_named, one_of, text};
-use crate::http::{ApiError, AppJson, AppPath, AppState, projects, runtime, templates};
-use crate::store::events::record;
-use crate::store::jobs::NewJob;
-use crate::store::users::Role;
+use crate::http::scope::{acting_group, group_named, one_of};
+use crate::http::{ApiError, AppJson, AppPath, AppState};
+use crate::input::Invalid;
+use crate::jobs::{self, Prepared, Spec, spec, validate};
+use crate::{projects, templates};
 
 /// A submission: a spec, or a template (T1) with at most a name of its own.
 #[derive(Deserialize)]
@@ -49,23 +48,6 @@ pub struct Submit {
     tags: Vec<String>,
 }
 
-/// What a job will be, from a spec or a template.
-pub struct Spec {
-    pub name: String,
-    pub command: String,
-    pub gpus: i64,
-    pub model: String,
-    pub category: String,
-    pub class: String,
-    pub topology: String,
-    pub time_limit_s: Option<i64>,
-    pub checkpointable: bool,
-    /// The container image: the spec's, or the template's.
-    pub image: Option<String>,
-    /// The spec's environment (a template's stays with the template).
-    pub env: BTreeMap<String, String>,
-}
-
 impl Submit {
     fn has_shape(&self) -> bool {
         self.command.is_some()
@@ -80,11 +62,9 @@ impl Submit {
             || self.env.is_some()
     }
 
-    fn spec(self) -> Result<Spec, ApiError> {
+    fn spec(self) -> Result<Spec, Invalid> {
         let (Some(name), Some(command), Some(gpus)) = (self.name, self.command, self.gpus) else {
-            return Err(ApiError::Unprocessable(
-                "a job needs a name, a command and gpus, or a template".into(),
-            ));
+            return Err(Invalid("a job needs a name, a command and gpus, or a template".into()));
         };
         Ok(Spec {
             name,
@@ -102,49 +82,6 @@ impl Submit {
     }
 }
 
-/// The checks every job passes, from a spec or a template.
-pub fn validate(spec: &Spec) -> Result<(), ApiError> {
-    text(&spec.name, "name", 200)?;
-    command(&spec.command, "command", 10_000)?;
-    if !(1..=4096).contains(&spec.gpus) {
-        return Err(ApiError::Unprocessable("gpus must be between 1 and 4096".into()));
-    }
-    text(&spec.model, "model", 64)?;
-    if spec.time_limit_s.is_some_and(|t| t <= 0 || t > 365 * 86_400) {
-        return Err(ApiError::Unprocessable("time_limit_s must be between 1 s and a year".into()));
-    }
-    one_of(&spec.category, CATEGORIES, "category")?;
-    one_of(&spec.class, CLASSES, "class")?;
-    one_of(&spec.topology, TOPOLOGIES, "topology")?;
-    if let Some(image) = &spec.image {
-        runtime::image(image)?;
-    }
-    runtime::env(&spec.env)
-}
-
-fn tags(tags: &[String]) -> Result<Vec<String>, ApiError> {
-    if tags.len() > 16 {
-        return Err(ApiError::Unprocessable("at most 16 tags".into()));
-    }
-    let mut out: Vec<String> = Vec::with_capacity(tags.len());
-    for t in tags {
-        let t = text(t, "a tag", 64)?.to_lowercase();
-        if !out.contains(&t) {
-            out.push(t);
-        }
-    }
-    Ok(out)
-}
-
-/// A submission checked and resolved: its group, shape, project and template.
-pub struct Prepared {
-    pub group_id: i64,
-    pub spec: Spec,
-    pub project_id: Option<i64>,
-    pub template_id: Option<i64>,
-    pub tags: Vec<String>,
-}
-
 /// Everything a submission is checked against, short of writing it.
 pub async fn prepare(
     state: &AppState,
@@ -152,7 +89,7 @@ pub async fn prepare(
     body: Submit,
 ) -> Result<Prepared, ApiError> {
     let group_id = acting_group(state, user, body.group.as_deref()).await?;
-    let tags = tags(&body.tags)?;
+    let tags = spec::tags(&body.tags)?;
     let project = body.project.clone();
     let template_id = body.template;
     let spec = match body.template {
@@ -161,12 +98,12 @@ pub async fn prepare(
                 "a template fixes the job's shape: give only a name, project and tags with it".into(),
             ));
         }
-        Some(id) => templates::launch_spec(state, id, group_id, body.name.as_deref()).await?,
+        Some(id) => templates::launch_spec(&state.store, id, group_id, body.name.as_deref()).await?,
         None => body.spec()?,
     };
     validate(&spec)?;
     known_model(state, &spec.model).await?;
-    let project_id = projects::admit(state, group_id, project.as_deref(), &spec, state.now()).await?;
+    let project_id = projects::admit(&state.store, group_id, project.as_deref(), &spec, state.now()).await?;
     Ok(Prepared { group_id, spec, project_id, template_id, tags })
 }
 
@@ -175,31 +112,9 @@ pub async fn submit(
     Caller(user): Caller,
     AppJson(body): AppJson<Submit>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let Prepared { group_id, spec, project_id, template_id, tags } = prepare(&state, &user, body).await?;
+    let prepared = prepare(&state, &user, body).await?;
     pending_cap(&state, user.id).await?;
-    let now = state.now();
-    let env = (!spec.env.is_empty()).then(|| serde_json::to_string(&spec.env)).transpose();
-    let env = env.map_err(|e| ApiError::Internal(e.to_string()))?;
-    let job = NewJob {
-        group_id,
-        submitted_by: user.id,
-        actor: &user.username,
-        name: spec.name.trim(),
-        category: &spec.category,
-        class: &spec.class,
-        gpus: spec.gpus,
-        model: &spec.model,
-        topology: &spec.topology,
-        time_limit_s: spec.time_limit_s,
-        checkpointable: spec.checkpointable,
-        command: &spec.command,
-        project_id,
-        template_id,
-        tags: &tags,
-        image: spec.image.as_deref(),
-        env: env.as_deref(),
-    };
-    let id = state.store.submit_job(&job, now).await?;
+    let id = jobs::submit::submit(&state.store, &user, &prepared, state.now()).await?;
     state.wake.notify_one();
     Ok((StatusCode::CREATED, Json(json!({ "id": id, "state": "pending" }))))
 }
@@ -272,57 +187,7 @@ pub async fn cancel(
     Caller(user): Caller,
     AppPath(id): AppPath<i64>,
 ) -> Result<Json<Value>, ApiError> {
-    let row = sqlx::query("SELECT group_id, submitted_by, state FROM jobs WHERE id = $1")
-        .bind(id)
-        .fetch_optional(&state.store.pool)
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("no job {id}")))?;
-    let (group, by, job_state): (i64, i64, String) = (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
-    let allowed = match user.role {
-        Role::Admin => true,
-        Role::Manager => user.group_id == Some(group),
-        Role::Member => user.id == by,
-    };
-    if !allowed {
-        return Err(ApiError::Forbidden("members cancel their own jobs; managers their group's".into()));
-    }
-    let now = state.now();
-    let mut tx = state.store.pool.begin().await?;
-    // Conditional on the state, so a job that finished meanwhile is not "cancelled".
-    let done = sqlx::query(
-        "UPDATE jobs SET state = 'cancelled', reason = NULL, position = NULL, finished_at = $2 \
-         WHERE id = $1 AND state IN ('pending', 'running')",
-    )
-    .bind(id)
-    .bind(now)
-    .execute(&mut *tx)
-    .await?;
-    if done.rows_affected() != 1 {
-        return Err(ApiError::Conflict(format!("job {id} is already {job_state}")));
-    }
-    // A cancelled running job's GPUs go back to the pool at once (R1); where an agent
-    // runs it, once the agent has stopped it (SIGTERM, grace, SIGKILL).
-    sqlx::query(
-        "UPDATE allocations SET ended_at = $1 WHERE job_id = $2 AND ended_at IS NULL \
-         AND node_id NOT IN (SELECT id FROM nodes WHERE agent)",
-    )
-    .bind(now)
-    .bind(id)
-    .execute(&mut *tx)
-    .await?;
-    sqlx::query(
-        "UPDATE allocations SET stop_reason = 'cancelled', stop_requested_at = $1, stop_requested_ms = $2 \
-         WHERE job_id = $3 AND ended_at IS NULL AND stop_requested_at IS NULL \
-         AND node_id IN (SELECT id FROM nodes WHERE agent)",
-    )
-    .bind(now)
-    .bind(crate::unix_now_ms())
-    .bind(id)
-    .execute(&mut *tx)
-    .await?;
-    let message = format!("{} cancelled job {id}", user.username);
-    record(&mut tx, now, "cancelled", Some(id), &user.username, &message, &json!({})).await?;
-    tx.commit().await?;
+    jobs::cancel::cancel(&state.store, &user, id, state.now()).await?;
     state.wake.notify_one();
     state.fleet.bump();
     Ok(Json(json!({ "id": id, "state": "cancelled" })))

@@ -8,6 +8,7 @@ pub mod auth;
 pub mod bounds;
 mod changes;
 mod cluster;
+mod domain_errors;
 mod error;
 mod extract;
 pub mod jobs;
@@ -33,8 +34,12 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, patch, post};
 
+pub use auth::Keys;
+pub use bounds::Bounds;
 pub use error::ApiError;
 pub use extract::{AppBytes, AppJson, AppPath, AppQuery};
+pub use listen::{Limits, serve};
+pub use web::default_dir as default_web_dir;
 
 use crate::fleet::Fleet;
 use crate::policy::desk::PolicyDesk;

@@ -11,81 +11,13 @@ use serde_json::{Value, json};
 use sqlx::Row;
 
 use crate::http::auth::Caller;
-use crate::http::jobs::Spec;
 use crate::http::page::{Filters, Listing, NoFilters, Order};
 use crate::http::rows::{Col, objects};
-use crate::http::scope::{CLASSES, acting_group, filter, one_of, require_manager, text};
+use crate::http::scope::{CLASSES, acting_group, one_of, require_manager, text};
 use crate::http::{ApiError, AppJson, AppPath, AppState};
+use crate::projects::REMIND_BEFORE_S;
 
-/// How long before expiry the owners are reminded.
-pub const REMIND_BEFORE_S: i64 = 7 * 86_400;
 const YEAR_S: i64 = 366 * 86_400;
-
-fn rank(class: &str) -> usize {
-    CLASSES.iter().position(|c| *c == class).unwrap_or(0)
-}
-
-/// The project a job runs under, checked against its grant: a class above `normal` needs
-/// an unexpired grant of at least that class, within the grant's GPU cap.
-pub async fn admit(
-    state: &AppState,
-    group: i64,
-    project: Option<&str>,
-    spec: &Spec,
-    now: i64,
-) -> Result<Option<i64>, ApiError> {
-    let Some(name) = project else {
-        if rank(&spec.class) > rank("normal") {
-            return Err(ApiError::Forbidden(format!(
-                "{} jobs run under a project's priority grant: name the project",
-                spec.class
-            )));
-        }
-        return Ok(None);
-    };
-    filter(name, "project")?;
-    let row =
-        sqlx::query("SELECT id, class, gpu_cap, expires_at FROM projects WHERE group_id = $1 AND name = $2")
-            .bind(group)
-            .bind(name)
-            .fetch_optional(&state.store.pool)
-            .await?
-            .ok_or_else(|| ApiError::Unprocessable(format!("the group has no project `{name}`")))?;
-    let (id, granted, cap, expires): (i64, String, Option<i64>, i64) =
-        (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?, row.try_get(3)?);
-    if rank(&spec.class) <= rank("normal") {
-        return Ok(Some(id));
-    }
-    if rank(&spec.class) > rank(&granted) {
-        return Err(ApiError::Forbidden(format!(
-            "project `{name}` is granted up to {granted}, not {}",
-            spec.class
-        )));
-    }
-    if expires <= now {
-        return Err(ApiError::Forbidden(format!(
-            "project `{name}`'s {granted} grant expired; its manager renews it"
-        )));
-    }
-    if let Some(cap) = cap {
-        let row = sqlx::query(
-            "SELECT COALESCE(SUM(gpus), 0) FROM jobs WHERE project_id = $1 AND class = $2 \
-             AND state IN ('pending', 'running')",
-        )
-        .bind(id)
-        .bind(&spec.class)
-        .fetch_one(&state.store.pool)
-        .await?;
-        let used: i64 = row.try_get(0)?;
-        if used + spec.gpus > cap {
-            return Err(ApiError::Unprocessable(format!(
-                "project `{name}` may hold {cap} GPUs at {}; {used} are asked already",
-                spec.class
-            )));
-        }
-    }
-    Ok(Some(id))
-}
 
 /// Projects, oldest first, a page at a time (`next` goes in `after`), with the GPUs their
 /// running jobs hold: one grouped read of the (project_id, state) index for the page.

@@ -14,12 +14,12 @@ use sqlx::Row;
 
 use crate::http::auth::Caller;
 use crate::http::bounds::{known_model, template_cap};
-use crate::http::jobs::{Spec, validate};
 use crate::http::page::{Arg, Filters, Listing, Order};
 use crate::http::rows::{Col, objects};
-use crate::http::scope::{acting_group, belongs, group_named, require_manager, text};
+use crate::http::scope::{acting_group, belongs, require_manager, text};
 use crate::http::{ApiError, AppJson, AppPath, AppState, runtime};
-use crate::store::events::record;
+use crate::jobs::{Spec, sandbox, validate};
+use crate::templates;
 
 const COLUMNS: &[(&str, Col)] = &[
     ("id", Col::Int),
@@ -125,50 +125,6 @@ pub async fn list(
     Ok(Json(json!({ "templates": out, "next": next })))
 }
 
-/// The shape a launch of template `id` by `group` runs with; refused when the template
-/// is retired or belongs to a group that has not granted it to `group` (T2).
-pub async fn launch_spec(
-    state: &AppState,
-    id: i64,
-    group: i64,
-    name: Option<&str>,
-) -> Result<Spec, ApiError> {
-    let t = sqlx::query(
-        "SELECT t.name, t.command, t.gpus, t.model, t.category, t.class, t.topology, t.time_limit_s, \
-         CAST(CASE WHEN t.checkpointable THEN 1 ELSE 0 END AS BIGINT), t.group_id, t.retired_at, \
-         (SELECT COUNT(*) FROM template_grants tg WHERE tg.template_id = t.id AND tg.group_id = $2), t.image \
-         FROM templates t WHERE t.id = $1",
-    )
-    .bind(id)
-    .bind(group)
-    .fetch_optional(&state.store.pool)
-    .await?
-    .ok_or_else(|| ApiError::Unprocessable(format!("no template {id}")))?;
-    if t.try_get::<Option<i64>, _>(10)?.is_some() {
-        return Err(ApiError::Conflict(format!("template {id} is retired")));
-    }
-    if t.try_get::<i64, _>(9)? != group && t.try_get::<i64, _>(11)? == 0 {
-        return Err(ApiError::Forbidden(format!(
-            "template {id} belongs to another group, which has not granted it to yours (T2)"
-        )));
-    }
-    Ok(Spec {
-        name: name.map_or(t.try_get(0)?, str::to_string),
-        command: t.try_get(1)?,
-        gpus: t.try_get(2)?,
-        model: t.try_get(3)?,
-        category: t.try_get(4)?,
-        class: t.try_get(5)?,
-        topology: t.try_get(6)?,
-        time_limit_s: t.try_get(7)?,
-        checkpointable: t.try_get::<i64, _>(8)? != 0,
-        // The template's image runs the job; its env stays with the template, read
-        // when the job is assigned, so later readers of the job never see it.
-        image: Some(t.try_get::<String, _>(12)?).filter(|i| !i.is_empty()),
-        env: BTreeMap::new(),
-    })
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NewTemplate {
@@ -215,7 +171,7 @@ pub async fn create(
     let group = acting_group(&state, &user, body.group.as_deref()).await?;
     let image = match body.image.as_str() {
         "" => None,
-        image => Some(runtime::image(image)?.to_string()),
+        image => Some(sandbox::image(image)?.to_string()),
     };
     let spec = Spec {
         name: text(&body.name, "name", 100)?.to_string(),
@@ -233,45 +189,8 @@ pub async fn create(
     validate(&spec)?;
     known_model(&state, &spec.model).await?;
     template_cap(&state, group).await?;
-    let now = state.now();
-    let mut tx = state.store.pool.begin().await?;
-    let row = sqlx::query(
-        "INSERT INTO templates (group_id, name, category, class, gpus, model, topology, time_limit_s, \
-         checkpointable, image, command, env, created_by, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id",
-    )
-    .bind(group)
-    .bind(&spec.name)
-    .bind(&spec.category)
-    .bind(&spec.class)
-    .bind(spec.gpus)
-    .bind(&spec.model)
-    .bind(&spec.topology)
-    .bind(spec.time_limit_s)
-    .bind(spec.checkpointable)
-    .bind(spec.image.as_deref().unwrap_or(""))
-    .bind(&spec.command)
-    .bind(serde_json::to_string(&spec.env).unwrap_or_else(|_| "{}".into()))
-    .bind(&user.username)
-    .bind(now)
-    .fetch_one(&mut *tx)
-    .await?;
-    let id: i64 = row.try_get(0)?;
-    let message = format!("{} created template {}", user.username, spec.name);
-    record(&mut tx, now, "template-created", None, &user.username, &message, &json!({ "template": id }))
-        .await?;
-    tx.commit().await?;
+    let id = templates::create(&state.store, &user, group, &spec, state.now()).await?;
     Ok((StatusCode::CREATED, Json(json!({ "id": id, "name": spec.name }))))
-}
-
-/// The owning group of template `id`, and whether it is retired.
-async fn owner(state: &AppState, id: i64) -> Result<(i64, String, bool), ApiError> {
-    let row = sqlx::query("SELECT group_id, name, retired_at FROM templates WHERE id = $1")
-        .bind(id)
-        .fetch_optional(&state.store.pool)
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("no template {id}")))?;
-    Ok((row.try_get(0)?, row.try_get(1)?, row.try_get::<Option<i64>, _>(2)?.is_some()))
 }
 
 #[derive(Deserialize)]
@@ -286,38 +205,9 @@ pub async fn grant(
     AppPath(id): AppPath<i64>,
     AppJson(body): AppJson<GrantBody>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let (group, name, retired) = owner(&state, id).await?;
-    require_manager(&user, group, "grant the group's templates")?;
-    if retired {
-        return Err(ApiError::Conflict(format!("template {id} is retired")));
-    }
-    let to = group_named(&state, &body.group).await?;
-    if to == group {
-        return Err(ApiError::Unprocessable("the owning group uses its templates already".into()));
-    }
-    let now = state.now();
-    let mut tx = state.store.pool.begin().await?;
-    sqlx::query(
-        "INSERT INTO template_grants (template_id, group_id, granted_by, granted_at) VALUES ($1, $2, $3, $4)",
-    )
-    .bind(id)
-    .bind(to)
-    .bind(&user.username)
-    .bind(now)
-    .execute(&mut *tx)
-    .await?;
-    let message = format!("{} granted template {name} to {}", user.username, body.group);
-    record(
-        &mut tx,
-        now,
-        "template-granted",
-        None,
-        &user.username,
-        &message,
-        &json!({ "template": id, "group": body.group }),
-    )
-    .await?;
-    tx.commit().await?;
+    let t = templates::owner(&state.store, id).await?;
+    require_manager(&user, t.group, "grant the group's templates")?;
+    templates::grant(&state.store, &user, id, &t, &body.group, state.now()).await?;
     Ok((StatusCode::CREATED, Json(json!({ "template": id, "granted_to": body.group }))))
 }
 
@@ -333,23 +223,9 @@ pub async fn retire(
     AppPath(id): AppPath<i64>,
     AppJson(body): AppJson<RetireBody>,
 ) -> Result<Json<Value>, ApiError> {
-    let (group, name, retired) = owner(&state, id).await?;
-    require_manager(&user, group, "retire the group's templates")?;
-    let reason = text(&body.reason, "reason", 500)?;
-    if retired {
-        return Err(ApiError::Conflict(format!("template {id} is retired already")));
-    }
+    let t = templates::owner(&state.store, id).await?;
+    require_manager(&user, t.group, "retire the group's templates")?;
     let now = state.now();
-    let mut tx = state.store.pool.begin().await?;
-    sqlx::query("UPDATE templates SET retired_at = $1, retired_by = $2 WHERE id = $3")
-        .bind(now)
-        .bind(&user.username)
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
-    let message = format!("{} retired template {name}: {reason}", user.username);
-    record(&mut tx, now, "template-retired", None, &user.username, &message, &json!({ "template": id }))
-        .await?;
-    tx.commit().await?;
+    templates::retire(&state.store, &user, id, &t, &body.reason, now).await?;
     Ok(Json(json!({ "id": id, "retired_at": now })))
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tidepool_core::Time;
 
 use crate::policy::artifacts::ArtifactCache;
-use crate::policy::registry::{Registry, RegistryError};
+use crate::policy::registry::Registry;
 use crate::policy::select::ModuleFiles;
 use crate::policy::{Kind, Limits, PolicyEvent, Runtime, WasmPolicies};
 use crate::store::Store;
@@ -136,18 +136,4 @@ pub fn event_row(e: &PolicyEvent) -> (&'static str, String, String) {
         ),
     };
     (kind, message, detail)
-}
-
-impl From<RegistryError> for crate::http::ApiError {
-    fn from(e: RegistryError) -> Self {
-        use crate::http::ApiError;
-        match e {
-            RegistryError::Unknown(_) => ApiError::NotFound(e.to_string()),
-            RegistryError::SamePerson(_) | RegistryError::Author(_) => ApiError::Forbidden(e.to_string()),
-            RegistryError::NotRunnable { .. }
-            | RegistryError::NotRequested(_)
-            | RegistryError::Ambiguous(_)
-            | RegistryError::NothingToRollBack(_) => ApiError::Conflict(e.to_string()),
-        }
-    }
 }

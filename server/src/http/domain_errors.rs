@@ -1,0 +1,91 @@
+//! How each domain error answers over HTTP. The domain says what went wrong in its own
+//! types; this file alone chooses the status code. A store failure keeps the mapping
+//! of [`StoreError`] (a 500 logs its cause and shows nothing).
+
+use crate::fleet::sync::SyncError;
+use crate::http::ApiError;
+use crate::input::Invalid;
+use crate::jobs::cancel::CancelError;
+use crate::policy::registry::RegistryError;
+use crate::projects::GrantError;
+use crate::templates::{LaunchError, TemplateError};
+
+/// Input a rule refuses: the caller's to fix.
+impl From<Invalid> for ApiError {
+    fn from(e: Invalid) -> Self {
+        ApiError::Unprocessable(e.0)
+    }
+}
+
+impl From<GrantError> for ApiError {
+    fn from(e: GrantError) -> Self {
+        match e {
+            GrantError::Unnamed(_) | GrantError::ClassAbove { .. } | GrantError::Expired { .. } => {
+                ApiError::Forbidden(e.to_string())
+            }
+            GrantError::NoSuchProject(_) | GrantError::OverCap { .. } => {
+                ApiError::Unprocessable(e.to_string())
+            }
+            GrantError::Invalid(e) => e.into(),
+            GrantError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<LaunchError> for ApiError {
+    fn from(e: LaunchError) -> Self {
+        match e {
+            // The template is named in the body, not the path: 422, not 404.
+            LaunchError::NoSuchTemplate(_) => ApiError::Unprocessable(e.to_string()),
+            LaunchError::Retired(_) => ApiError::Conflict(e.to_string()),
+            LaunchError::NotGranted(_) => ApiError::Forbidden(e.to_string()),
+            LaunchError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<SyncError> for ApiError {
+    fn from(e: SyncError) -> Self {
+        match e {
+            SyncError::TooLarge => ApiError::Unprocessable(e.to_string()),
+            SyncError::NotRegistered(_) => ApiError::Conflict(e.to_string()),
+            SyncError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<RegistryError> for ApiError {
+    fn from(e: RegistryError) -> Self {
+        match e {
+            RegistryError::Unknown(_) => ApiError::NotFound(e.to_string()),
+            RegistryError::SamePerson(_) | RegistryError::Author(_) => ApiError::Forbidden(e.to_string()),
+            RegistryError::NotRunnable { .. }
+            | RegistryError::NotRequested(_)
+            | RegistryError::Ambiguous(_)
+            | RegistryError::NothingToRollBack(_) => ApiError::Conflict(e.to_string()),
+        }
+    }
+}
+
+impl From<CancelError> for ApiError {
+    fn from(e: CancelError) -> Self {
+        match e {
+            CancelError::NoSuchJob(_) => ApiError::NotFound(e.to_string()),
+            CancelError::NotYours => ApiError::Forbidden(e.to_string()),
+            CancelError::Over { .. } => ApiError::Conflict(e.to_string()),
+            CancelError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<TemplateError> for ApiError {
+    fn from(e: TemplateError) -> Self {
+        match e {
+            TemplateError::NoSuchTemplate(_) => ApiError::NotFound(e.to_string()),
+            TemplateError::Retired(_) | TemplateError::RetiredAlready(_) => ApiError::Conflict(e.to_string()),
+            TemplateError::NoSuchGroup(_) | TemplateError::OwnGroup => ApiError::Unprocessable(e.to_string()),
+            TemplateError::Invalid(e) => e.into(),
+            TemplateError::Store(e) => e.into(),
+        }
+    }
+}
