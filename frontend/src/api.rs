@@ -105,6 +105,13 @@ pub async fn get(path: &str) -> Result<Value, String> {
     answer(s, authorised(Request::get(path), s).send().await).await
 }
 
+/// GET, read as the API's own type for the route (`tidepool_api`): a field the server
+/// renamed is an error here, never a silent blank on the page.
+pub async fn get_as<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, String> {
+    let value = get(path).await?;
+    serde_json::from_value(value).map_err(|e| format!("unexpected answer from {path}: {e}"))
+}
+
 /// POST (or PUT, PATCH) a JSON body.
 pub async fn send(method: &str, path: &str, body: Value) -> Result<Value, String> {
     let s = session();

@@ -6,10 +6,12 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde_json::{Value, json};
+use serde_json::json;
+use tidepool_api::logs::LogRange;
+use tidepool_api::receipt::Receipt;
 
 use crate::api;
-use crate::ui::{act, load, rows, show, status_line, text, when};
+use crate::ui::{act, at, load_as, show_as, status_line};
 
 /// The most of a job's output the page keeps: the tail, like a terminal's scrollback.
 const KEPT: usize = 256 * 1024;
@@ -27,8 +29,11 @@ struct Output {
 pub fn JobPanel(job: RwSignal<Option<i64>>, changed: RwSignal<u32>) -> impl IntoView {
     let refresh = RwSignal::new(0);
     let status = RwSignal::new(None::<String>);
-    let receipt =
-        load(move || format!("/api/jobs/{}", job.get().unwrap_or(0)), refresh, Some(Duration::from_secs(5)));
+    let receipt = load_as::<Receipt>(
+        move || format!("/api/jobs/{}", job.get().unwrap_or(0)),
+        refresh,
+        Some(Duration::from_secs(5)),
+    );
     let output = RwSignal::new(Output::default());
     // A new job: start its log from the beginning.
     Effect::new(move |_| {
@@ -44,7 +49,7 @@ pub fn JobPanel(job: RwSignal<Option<i64>>, changed: RwSignal<u32>) -> impl Into
             }
             spawn_local(async move {
                 let path = format!("/api/jobs/{id}/log?offset={}&limit=65536", current.offset);
-                let next = match api::get(&path).await {
+                let next = match api::get_as::<LogRange>(&path).await {
                     Ok(page) => append(current, &page),
                     Err(e) => Output { error: Some(e), ..current },
                 };
@@ -69,19 +74,19 @@ pub fn JobPanel(job: RwSignal<Option<i64>>, changed: RwSignal<u32>) -> impl Into
                 <button on:click=move |_| job.set(None)>"Close"</button>
             </div>
             {status_line(status)}
-            {show(receipt, move |r| {
-                let id = r["id"].as_i64().unwrap_or(0);
-                let live = r["state"] == "pending" || r["state"] == "running";
+            {show_as(receipt, move |r: &Receipt| {
+                let id = r.id;
+                let live = !r.state.is_done();
                 view! {
-                    <p id="job-summary" data-state=text(&r["state"])>
-                        {format!("job {id} {} — {} GPUs, {}, {}", text(&r["name"]), text(&r["gpus"]), text(&r["class"]), text(&r["state"]))}
+                    <p id="job-summary" data-state=r.state.as_str()>
+                        {format!("job {id} {} — {} GPUs in {}, {}", r.name, r.gpus, r.group, r.state)}
                         {live.then(|| view! { " " <button class="cancel" on:click=move |_| cancel(id)>"Cancel"</button> })}
                     </p>
-                    {(!r["reason"].is_null()).then(|| view! { <p class="muted">{format!("waiting: {}", text(&r["reason"]))}</p> })}
+                    {r.reason.clone().map(|why| view! { <p class="muted">{format!("why: {why}")}</p> })}
                     <table id="job-receipt">
                         <tr><th>"when"</th><th>"what"</th><th>"why"</th><th>"policy"</th></tr>
-                        {rows(r, "events").into_iter().map(|e| view! {
-                            <tr data-kind=text(&e["kind"])><td>{when(&e["at"])}</td><td>{text(&e["kind"])}</td><td>{text(&e["message"])}</td><td class="muted">{text(&e["policy"])}</td></tr>
+                        {r.events.iter().map(|e| view! {
+                            <tr data-kind=e.kind.clone()><td>{at(e.at)}</td><td>{e.kind.clone()}</td><td>{e.message.clone()}</td><td class="muted">{e.policy.clone().unwrap_or_default()}</td></tr>
                         }).collect_view()}
                     </table>
                 }
@@ -101,8 +106,8 @@ pub fn JobPanel(job: RwSignal<Option<i64>>, changed: RwSignal<u32>) -> impl Into
 }
 
 /// `current` with a log page added; the oldest output goes once the page keeps too much.
-fn append(mut current: Output, page: &Value) -> Output {
-    current.text.push_str(page["log"].as_str().unwrap_or_default());
+fn append(mut current: Output, page: &LogRange) -> Output {
+    current.text.push_str(&page.log);
     if current.text.len() > KEPT {
         let mut cut = current.text.len() - KEPT;
         while !current.text.is_char_boundary(cut) {
@@ -110,10 +115,9 @@ fn append(mut current: Output, page: &Value) -> Output {
         }
         current.text.drain(..cut);
     }
-    current.offset = page["next_offset"].as_i64().unwrap_or(current.offset);
-    let size = page["size"].as_i64().unwrap_or(0);
+    current.offset = page.next_offset;
     // Done when the job has ended and every byte is read.
-    current.done = page["done"].as_bool().unwrap_or(false) && current.offset >= size;
+    current.done = page.done && current.offset >= page.size;
     current.error = None;
     current
 }

@@ -45,6 +45,67 @@ pub fn load(
     state
 }
 
+/// A typed load: the route's answer as its `tidepool_api` type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Typed<T> {
+    Loading,
+    Ready(T),
+    Failed(String),
+}
+
+/// `path`'s answer as `T`, fetched again whenever `refresh` changes and, with `every`, on
+/// a timer; a failed refresh keeps the last good answer on screen.
+pub fn load_as<T>(
+    path: impl Fn() -> String + Send + Sync + 'static,
+    refresh: RwSignal<u32>,
+    every: Option<Duration>,
+) -> RwSignal<Typed<T>>
+where
+    T: serde::de::DeserializeOwned + Clone + Send + Sync + 'static,
+{
+    let state = RwSignal::new(Typed::Loading);
+    Effect::new(move |_| {
+        refresh.track();
+        let p = path();
+        spawn_local(async move {
+            let next = match api::get_as::<T>(&p).await {
+                Ok(v) => Typed::Ready(v),
+                Err(e) => Typed::Failed(e),
+            };
+            if !(matches!(next, Typed::Failed(_)) && matches!(state.get_untracked(), Typed::Ready(_))) {
+                state.set(next);
+            }
+        });
+    });
+    if let Some(every) = every
+        && let Ok(handle) = set_interval_with_handle(move || refresh.update(|n| *n += 1), every)
+    {
+        on_cleanup(move || handle.clear());
+    }
+    state
+}
+
+/// Renders a typed load: a line while loading, the error if it failed, else `render`.
+pub fn show_as<T, V>(
+    state: RwSignal<Typed<T>>,
+    render: impl Fn(&T) -> V + Send + Sync + 'static,
+) -> impl IntoView
+where
+    T: Clone + Send + Sync + 'static,
+    V: IntoView + 'static,
+{
+    move || match state.get() {
+        Typed::Loading => view! { <p class="muted">"Loading…"</p> }.into_any(),
+        Typed::Failed(e) => view! { <p class="error">{e}</p> }.into_any(),
+        Typed::Ready(v) => render(&v).into_view().into_any(),
+    }
+}
+
+/// Unix seconds as a short UTC date-time.
+pub fn at(t: i64) -> String {
+    when(&serde_json::json!(t))
+}
+
 /// Renders a load: a line while loading, the error if it failed, else `render`.
 pub fn show<V: IntoView + 'static>(
     state: RwSignal<Load>,
