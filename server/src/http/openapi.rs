@@ -10,7 +10,9 @@ mod table;
 use std::sync::OnceLock;
 
 use axum::Json;
+use schemars::Schema;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
+use schemars::transform::RecursiveTransform;
 use serde_json::{Map, Value, json};
 use tidepool_api as api;
 
@@ -41,7 +43,7 @@ pub fn build() -> Value {
     // Schemas live under components/schemas, so every `$ref` points there (not `$defs`).
     settings.definitions_path = "/components/schemas".into();
     settings.meta_schema = None;
-    let mut g = settings.into_generator();
+    let mut g = settings.with_transform(RecursiveTransform(string_enums)).into_generator();
     let error = g.subschema_for::<api::ErrorBody>();
     let mut paths = Map::new();
     for r in ROUTES {
@@ -132,10 +134,9 @@ fn operation(r: &Route, op: &table::Op, g: &mut SchemaGenerator) -> Value {
                 json!({ "required": !op.optional_body, "content": { "application/json": content } });
         }
         (Body::Wasm, _) => {
-            // Any content type is read as the module's bytes; octet-stream is for generic clients.
             let bytes = json!({ "schema": { "type": "string", "format": "binary" } });
             o["requestBody"] = json!({ "required": true, "description": "A WebAssembly component's bytes",
-                "content": { "application/wasm": bytes, "application/octet-stream": bytes } });
+                "content": { "application/wasm": bytes } });
         }
         _ => {}
     }
@@ -169,6 +170,37 @@ pub fn error_statuses(r: &Route, op: &table::Op) -> Vec<u16> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// A unit enum whose variants have doc comments comes out of schemars as a `oneOf` of
+/// documented `const`s; generators read that badly (openapi-python-client's models
+/// refuse every value but the first), so it becomes a plain string `enum`, the variants'
+/// descriptions moved into its own.
+fn string_enums(schema: &mut Schema) {
+    let Some(branches) = schema.get("oneOf").and_then(Value::as_array) else { return };
+    let consts: Option<Vec<(Value, Option<String>)>> = branches
+        .iter()
+        .map(|b| {
+            let b = b.as_object()?;
+            let plain = b.get("type")? == "string"
+                && b.keys().all(|k| ["const", "type", "description"].contains(&k.as_str()));
+            plain.then(|| {
+                (b["const"].clone(), b.get("description").and_then(Value::as_str).map(str::to_string))
+            })
+        })
+        .collect();
+    let Some(consts) = consts.filter(|c| c.iter().all(|(v, _)| v.is_string())) else { return };
+    let words: Vec<String> =
+        consts.iter().filter_map(|(v, d)| Some(format!("`{}`: {}", v.as_str()?, d.as_ref()?))).collect();
+    let Some(obj) = schema.as_object_mut() else { return };
+    obj.remove("oneOf");
+    obj.insert("type".into(), json!("string"));
+    obj.insert("enum".into(), consts.into_iter().map(|(v, _)| v).collect());
+    if !words.is_empty() {
+        let head =
+            obj.get("description").and_then(Value::as_str).map(|d| format!("{d} ")).unwrap_or_default();
+        obj.insert("description".into(), json!(format!("{head}{}", words.join("; "))));
+    }
 }
 
 fn query(name: &str, schema: Value, required: bool) -> Value {

@@ -79,3 +79,14 @@ fn the_document_is_built_from_the_table() {
     );
     assert_eq!(doc["components"]["schemas"]["Login"]["additionalProperties"], false);
 }
+
+#[test]
+fn documented_unit_enums_are_plain_string_enums() {
+    let doc = build();
+    let role = &doc["components"]["schemas"]["Role"];
+    assert_eq!(role["enum"], serde_json::json!(["admin", "manager", "member"]), "{role}");
+    assert!(role.get("oneOf").is_none(), "{role}");
+    assert!(role["description"].as_str().unwrap().contains("`admin`: Acts anywhere."), "{role}");
+    // A tagged enum of objects keeps its oneOf.
+    assert!(doc["components"]["schemas"]["PolicyState"]["oneOf"].is_array());
+}
