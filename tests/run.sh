@@ -2,7 +2,8 @@
 # Runs Tidepool's whole test suite on a fresh clone: checks formatting and lints, then
 # every test (unit, simulator acceptance on the Philly trace, command line, the policy
 # sandbox with real compiled modules, the API on SQLite and on a PostgreSQL server it
-# starts itself, agents running real processes, and the web app in headless Chromium).
+# starts itself, agents running real processes, the web app in headless Chromium, and the
+# OpenAPI document through a registry's validator and a client generated from it).
 # Installs nothing by hand: everything it needs is fetched or built here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,4 +57,7 @@ fi
 (cd tests/web && npm ci --silent --no-audit --no-fund)
 cargo build --locked -p tidepool
 TIDEPOOL_BIN="$CARGO_TARGET_DIR/debug/tidepool" node tests/web/e2e.mjs
+
+echo "== the OpenAPI document: validated as 3.1, and a client generated from it"
+TIDEPOOL_BIN="$CARGO_TARGET_DIR/debug/tidepool" tests/openapi/check.sh
 echo "== all tests passed"

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// A username and password to sign in with.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Login {
     pub username: String,
@@ -14,6 +15,7 @@ pub struct Login {
 
 /// A refresh token to trade for new tokens (it is good once).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Refresh {
     pub refresh_token: String,
@@ -21,6 +23,7 @@ pub struct Refresh {
 
 /// Signing out: the refresh token's sign-in ends (the bearer's too, when one is sent).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Logout {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -29,6 +32,7 @@ pub struct Logout {
 
 /// What a sign-in or a refresh answers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Tokens {
     /// Sent as `Authorization: Bearer …`; short-lived.
@@ -45,6 +49,7 @@ pub struct Tokens {
 
 /// The three tiers of MISSION Q6.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// Acts anywhere.
@@ -68,6 +73,7 @@ impl Role {
 
 /// A user account as the API shows it (never its password).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct User {
     pub id: i64,

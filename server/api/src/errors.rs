@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// The body of every non-2xx answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ErrorBody {
     pub error: ErrorDetail,
@@ -11,6 +12,7 @@ pub struct ErrorBody {
 
 /// What went wrong.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ErrorDetail {
     /// Stable and machine-readable: `bad-request`, `unauthorized`, `forbidden`,

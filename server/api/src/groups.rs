@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// A research group.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Group {
     pub id: i64,
@@ -12,6 +13,7 @@ pub struct Group {
 
 /// A page of groups; `next` goes in `?after=`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct GroupPage {
     pub groups: Vec<Group>,

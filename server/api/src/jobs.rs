@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 /// own. Absent fields take the server's defaults (model A100-80G, category training,
 /// class normal, topology any, not checkpointable, the node's sandbox).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Submit {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -60,6 +61,7 @@ pub struct Submit {
 
 /// A job's lifecycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum JobState {
     Pending,
@@ -107,6 +109,7 @@ impl fmt::Display for JobState {
 
 /// What a submission answers (201).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Submitted {
     pub id: i64,
@@ -116,6 +119,7 @@ pub struct Submitted {
 
 /// What a cancel answers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Cancelled {
     pub id: i64,
@@ -125,6 +129,7 @@ pub struct Cancelled {
 
 /// One row of the job list.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct JobRow {
     pub id: i64,
@@ -154,6 +159,7 @@ pub struct JobRow {
 
 /// A page of jobs, newest first; `next` goes in `?before=` for the following page.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct JobPage {
     pub jobs: Vec<JobRow>,
@@ -163,6 +169,7 @@ pub struct JobPage {
 
 /// What a dry run answers (O6): what the dispatcher would do with the job now.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DryRun {
     /// `start` or `wait`.

@@ -8,8 +8,12 @@
 
 /// Signing in and out, and the signed-in user.
 pub mod auth;
+/// Configuration changes under two-person review.
+pub mod changes;
 /// The error shape every failure answers with.
 pub mod errors;
+/// Nodes as admins manage them, and node tokens.
+pub mod fleet;
 /// Research groups.
 pub mod groups;
 /// Submitting, listing and cancelling jobs; the dry run.
@@ -20,20 +24,42 @@ pub mod loans;
 pub mod logs;
 /// Pools, nodes and who holds each GPU.
 pub mod nodes;
+/// Policy modules: versions, shadow, canary, promotion, rollback.
+pub mod policies;
+/// Projects and their priority grants.
+pub mod projects;
 /// Quotas per group, model and category, with their use.
 pub mod quotas;
 /// A job's dispatch receipt.
 pub mod receipt;
+/// The event log and the archive.
+pub mod records;
 /// Templates: frozen job shapes.
 pub mod templates;
+/// Accounts, new groups, passwords.
+pub mod users;
 
 pub use auth::{Login, Logout, Refresh, Role, Tokens, User};
+pub use changes::{Change, ChangePage, ChangeProposed, ChangeReviewed, QuotaChange, QuotaSetting, Review};
 pub use errors::{ErrorBody, ErrorDetail};
+pub use fleet::{
+    IssuedNodeToken, NewNode, NewNodeToken, NodeAdded, NodeEdit, NodeEdited, NodeToken, NodeTokenList,
+};
 pub use groups::{Group, GroupPage};
 pub use jobs::{Cancelled, DryRun, JobPage, JobRow, JobState, Submit, Submitted};
 pub use loans::{Decision, Loan, LoanChanged, LoanPage, NewLoan};
 pub use logs::LogRange;
 pub use nodes::{GpuHolder, Node, NodesView, Pool, PoolsView};
+pub use policies::{
+    Approval, CanaryRequest, CanaryRequested, KindVersions, PolicyApproval, PolicyKind, PolicyList,
+    PolicyMoved, PolicyState, PolicyVersion, PromotionRequested, Rollback, RolledBack, Transition, Uploaded,
+};
+pub use projects::{NewProject, Project, ProjectCreated, ProjectPage, Renew, Renewed};
 pub use quotas::{Quota, QuotasView};
 pub use receipt::{Event, Receipt};
-pub use templates::{Template, TemplatePage};
+pub use records::{ArchivePage, ArchivedJob, EventPage, LoggedEvent};
+pub use templates::{
+    NewTemplate, Template, TemplateCreated, TemplateGrant, TemplateGranted, TemplatePage, TemplateRetire,
+    TemplateRetired,
+};
+pub use users::{NewGroup, NewPassword, NewUser, UserCreated, UserPage, UserRow};

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// One loan and its decisions, newest first in the list.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Loan {
     pub id: i64,
@@ -33,6 +34,7 @@ pub struct Loan {
 
 /// A page of loans; `next` goes in `?before=`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LoanPage {
     pub loans: Vec<Loan>,
@@ -42,6 +44,7 @@ pub struct LoanPage {
 
 /// Asking a group for GPUs (or, as the lender's manager, offering them).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewLoan {
     /// The group that lends.
@@ -61,6 +64,7 @@ pub struct NewLoan {
 
 /// A decision on a loan, with its reason.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Decision {
     pub note: String,
@@ -68,6 +72,7 @@ pub struct Decision {
 
 /// What creating a loan or deciding on one answers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LoanChanged {
     pub id: i64,

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// A range of a job's log.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LogRange {
     pub job: i64,

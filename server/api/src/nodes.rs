@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// Every node, by pool and name.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NodesView {
     pub nodes: Vec<Node>,
@@ -12,6 +13,7 @@ pub struct NodesView {
 
 /// One node and its GPUs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Node {
     pub id: i64,
@@ -28,6 +30,7 @@ pub struct Node {
 
 /// The job holding a GPU.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct GpuHolder {
     /// The job's id.
@@ -43,6 +46,7 @@ pub struct GpuHolder {
 
 /// Capacity per pool.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PoolsView {
     pub pools: Vec<Pool>,
@@ -50,6 +54,7 @@ pub struct PoolsView {
 
 /// One pool's capacity.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Pool {
     pub pool: String,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// Every quota row.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct QuotasView {
     pub quotas: Vec<Quota>,
@@ -13,6 +14,7 @@ pub struct QuotasView {
 
 /// One group's quota for one model and category.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Quota {
     pub group: String,

@@ -9,6 +9,7 @@ use crate::jobs::JobState;
 
 /// The receipt: the job now, and every event about it, oldest first.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Receipt {
     pub id: i64,
@@ -34,6 +35,7 @@ pub struct Receipt {
 
 /// One event of a job's history.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Event {
     /// Unix seconds.

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// One GPU as the agent found it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GpuInfo {
     pub index: u8,
@@ -18,7 +18,8 @@ pub struct GpuInfo {
     pub memory_total_mb: u64,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// An agent registering its node: the pool it asks for and every GPU it found.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Register {
     /// The pool to join; omitted: the node's current pool, or "default".
@@ -26,7 +27,8 @@ pub struct Register {
     pub gpus: Vec<GpuInfo>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// What registering answers: the node's id and the timings the agent keeps to.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Registered {
     pub node_id: i64,
     pub name: String,
@@ -42,7 +44,7 @@ pub struct Registered {
 }
 
 /// One GPU's utilisation now.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GpuSample {
     pub index: u8,
@@ -51,7 +53,7 @@ pub struct GpuSample {
 }
 
 /// The fencing token of an assignment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Fence {
     pub allocation: i64,
@@ -59,7 +61,7 @@ pub struct Fence {
 }
 
 /// How a job's process ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
     /// It exited by itself (see the exit code).
@@ -74,7 +76,8 @@ pub enum Outcome {
     FailedToStart,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// An assignment whose process ended, and how.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Finished {
     #[serde(flatten)]
@@ -85,7 +88,8 @@ pub struct Finished {
     pub grace_used_ms: Option<u64>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// Output of an assignment's process, in order.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LogChunk {
     #[serde(flatten)]
@@ -97,7 +101,8 @@ pub struct LogChunk {
     pub text: String,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+/// A sync: what the node holds and did since the last one.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Report {
     #[serde(default)]
@@ -115,7 +120,7 @@ pub struct Report {
 }
 
 /// Run this.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Assignment {
     #[serde(flatten)]
     pub fence: Fence,
@@ -141,7 +146,7 @@ pub struct Assignment {
 }
 
 /// Stop this: SIGTERM, `grace_s`, SIGKILL.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Stop {
     #[serde(flatten)]
     pub fence: Fence,
@@ -150,13 +155,14 @@ pub struct Stop {
 }
 
 /// A report the server did not take, and why.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Refusal {
     pub allocation: i64,
     pub reason: String,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+/// What a sync answers: what to start, what to stop, and the reports refused.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Orders {
     pub start: Vec<Assignment>,
     pub stop: Vec<Stop>,
