@@ -70,10 +70,19 @@ async fn dispatch_loop(
     wake: Arc<tokio::sync::Notify>,
     every: Duration,
 ) {
+    let mut pruned_at = 0;
     loop {
         tokio::select! {
             _ = wake.notified() => {}
             _ = tokio::time::sleep(every) => {}
+        }
+        // Sign-in throttle rows past their window, once a minute (any server may do it).
+        let now = unix_now();
+        if now - pruned_at >= 60 {
+            pruned_at = now;
+            if let Err(e) = dispatcher.store.prune_login_throttle(now).await {
+                eprintln!("error: pruning the sign-in throttle: {e}");
+            }
         }
         if let Err(e) = desk.follow(&dispatcher.store).await {
             eprintln!("error: reading policy versions: {e}");

@@ -118,6 +118,37 @@ async fn security_login_is_throttled_per_address_and_a_flood_writes_nothing() {
     }
 }
 
+/// A spray of made-up usernames leaves no rows for good: keys past their window are
+/// pruned once their window and any block have passed; fresh ones stay (finding 6).
+#[tokio::test]
+async fn security_throttle_rows_past_their_window_are_pruned() {
+    for engine in engines() {
+        let app = TestApp::new(engine).await;
+        for i in 0..3 {
+            login(&app, &format!("sprayed-{i}"), "wrong-password", Some("192.0.2.9")).await;
+        }
+        for _ in 0..5 {
+            login(&app, "vision-dev", "wrong-password", Some("192.0.2.10")).await;
+        }
+        let rows = app.count("login_throttle").await;
+        assert_eq!(rows, 6, "{engine}: three sprayed names, vision-dev and two addresses");
+        let store = &app.state.store;
+        assert_eq!(
+            store.prune_login_throttle(app.state.now()).await.expect("prune"),
+            0,
+            "{engine}: all fresh"
+        );
+        app.clock.fetch_add(301, Ordering::SeqCst);
+        login(&app, "latecomer", "wrong-password", Some("192.0.2.11")).await;
+        let pruned = store.prune_login_throttle(app.state.now()).await.expect("prune");
+        assert_eq!(pruned, 6, "{engine}: every key past its window (and its block) goes");
+        assert_eq!(app.count("login_throttle").await, 2, "{engine}: the fresh name and address stay");
+        app.clock.fetch_add(301, Ordering::SeqCst);
+        store.prune_login_throttle(app.state.now()).await.expect("prune");
+        assert_eq!(app.count("login_throttle").await, 0, "{engine}");
+    }
+}
+
 #[tokio::test]
 async fn security_refresh_tokens_rotate_and_a_reused_one_ends_the_sign_in() {
     for engine in engines() {

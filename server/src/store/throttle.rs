@@ -47,6 +47,21 @@ pub struct Failure<'a> {
 }
 
 impl Store {
+    /// Forgets keys whose window has passed and that are not blocked (their count would
+    /// start again anyway): without it, a spray of made-up usernames leaves a row each
+    /// for good. Returns how many went.
+    pub async fn prune_login_throttle(&self, now: i64) -> Result<u64, StoreError> {
+        let longest = PER_USERNAME.window_s.max(PER_ADDRESS.window_s);
+        let done = sqlx::query(
+            "DELETE FROM login_throttle WHERE window_start <= $1 AND (blocked_until IS NULL OR blocked_until <= $2)",
+        )
+        .bind(now - longest)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected())
+    }
+
     /// Seconds until every blocked key among `keys` is unblocked; `None` if none is.
     /// Only reads, so a flood of attempts on a blocked key writes nothing.
     pub async fn login_blocked(&self, keys: &[Key], now: i64) -> Result<Option<i64>, StoreError> {
