@@ -14,26 +14,10 @@ fn start(dir: &str, addr: &str, database: Option<&str>) -> common::live::Proc {
     serve(dir, addr, database, &[])
 }
 
-/// A fresh database on the PostgreSQL server the test command started, if it did.
-fn fresh_postgres() -> Option<String> {
-    let base = std::env::var("TIDEPOOL_TEST_POSTGRES").ok()?;
-    let name = format!("tidepool_crash_{}", std::process::id());
-    tokio::runtime::Runtime::new().expect("runtime").block_on(async {
-        sqlx::any::install_default_drivers();
-        let pool = sqlx::AnyPool::connect(&base).await.expect("postgres");
-        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-            .execute(&pool)
-            .await
-            .expect("create");
-    });
-    let (prefix, _) = base.rsplit_once('/').expect("url with a database");
-    Some(format!("{prefix}/{name}"))
-}
-
 #[test]
 fn a_killed_server_loses_no_acknowledged_job_and_holds_no_gpu_twice() {
     crash_and_restart("sqlite", None);
-    if let Some(url) = fresh_postgres() {
+    if let Some(url) = common::api::fresh_postgres("crash") {
         crash_and_restart("postgres", Some(&url));
     }
 }

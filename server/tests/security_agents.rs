@@ -225,7 +225,7 @@ cat ../../secret ../secret ../../data/secret 2>/dev/null; echo "probe-end""#;
 #[test]
 fn security_a_job_printing_garbage_leaves_its_node_healthy() {
     garbage("garbage-sqlite", None);
-    if let Some(url) = fresh_postgres("garbage") {
+    if let Some(url) = common::api::fresh_postgres("sec_garbage") {
         garbage("garbage-pg", Some(&url));
     }
 }
@@ -249,22 +249,6 @@ head -c 20000 /dev/zero; printf 'caf\303'; printf '\251 \033[31m\a\b\r\n'; echo 
     let node = nodes["nodes"].as_array().unwrap().iter().find(|n| n["name"] == format!("{name}-0")).cloned();
     assert_eq!(node.unwrap()["healthy"], true, "{nodes}");
     assert!(c.events("node-lost").is_empty(), "the node was never lost");
-}
-
-/// A fresh database on the PostgreSQL server the test command started, if it did.
-fn fresh_postgres(what: &str) -> Option<String> {
-    let base = std::env::var("TIDEPOOL_TEST_POSTGRES").ok()?;
-    let name = format!("tidepool_sec_{what}_{}", std::process::id());
-    tokio::runtime::Runtime::new().expect("runtime").block_on(async {
-        sqlx::any::install_default_drivers();
-        let pool = sqlx::AnyPool::connect(&base).await.expect("postgres");
-        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-            .execute(&pool)
-            .await
-            .expect("create");
-    });
-    let (prefix, _) = base.rsplit_once('/').expect("url with a database");
-    Some(format!("{prefix}/{name}"))
 }
 
 /// A TCP proxy on loopback: forwards until cut, then accepts connections and answers

@@ -42,19 +42,28 @@ async fn fresh_url(engine: &str) -> String {
             std::fs::create_dir_all(&dir).expect("temp dir");
             format!("sqlite:{}", dir.join("t.db").display())
         }
-        _ => {
-            let base = std::env::var("TIDEPOOL_TEST_POSTGRES").expect("postgres url");
-            let name = format!("tidepool_t{}_{n}", std::process::id());
-            sqlx::any::install_default_drivers();
-            let pool = sqlx::AnyPool::connect(&base).await.expect("postgres");
-            sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-                .execute(&pool)
-                .await
-                .expect("create database");
-            let (prefix, _) = base.rsplit_once('/').expect("url with a database");
-            format!("{prefix}/{name}")
-        }
+        _ => postgres_database(&format!("tidepool_t{}_{n}", std::process::id())).await.expect("postgres url"),
     }
+}
+
+/// A fresh database `name` on the PostgreSQL server the test command started (its URL),
+/// or `None` when it started none.
+pub async fn postgres_database(name: &str) -> Option<String> {
+    let base = std::env::var("TIDEPOOL_TEST_POSTGRES").ok()?;
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&base).await.expect("postgres");
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&pool)
+        .await
+        .expect("create database");
+    let (prefix, _) = base.rsplit_once('/').expect("url with a database");
+    Some(format!("{prefix}/{name}"))
+}
+
+/// [`postgres_database`] for a test without a runtime of its own: `tidepool_<what>_<pid>`.
+pub fn fresh_postgres(what: &str) -> Option<String> {
+    let name = format!("tidepool_{what}_{}", std::process::id());
+    tokio::runtime::Runtime::new().expect("runtime").block_on(postgres_database(&name))
 }
 
 impl TestApp {
