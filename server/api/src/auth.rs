@@ -69,6 +69,11 @@ impl Role {
             Role::Member => "member",
         }
     }
+
+    /// The role spelled `s`, if it is one.
+    pub fn parse(s: &str) -> Option<Role> {
+        [Role::Admin, Role::Manager, Role::Member].into_iter().find(|r| r.as_str() == s)
+    }
 }
 
 /// A user account as the API shows it (never its password).

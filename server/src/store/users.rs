@@ -7,28 +7,9 @@ use sqlx::Row;
 
 use crate::store::{Store, StoreError};
 
-/// The three tiers of MISSION Q6.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    Admin,
-    Manager,
-    Member,
-}
-
-impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Admin => "admin",
-            Role::Manager => "manager",
-            Role::Member => "member",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Role> {
-        [Role::Admin, Role::Manager, Role::Member].into_iter().find(|r| r.as_str() == s)
-    }
-}
+/// The three tiers of MISSION Q6: the API's own type, so the records, the server's
+/// answers and the command line spell them one way.
+pub use tidepool_api::auth::Role;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct User {
