@@ -19,7 +19,7 @@ fn run(dir: &str, args: &[&str]) -> (bool, String) {
 
 #[test]
 fn groups_and_users_from_the_shell() {
-    let dir = std::env::temp_dir().join(format!("tidepool-admin-{}", std::process::id()));
+    let dir = common::fresh_dir("admin");
     let dir = dir.to_str().unwrap();
     let (ok, out) = run(dir, &["add-group", "genomics"]);
     assert!(ok && out.contains("group `genomics` created"), "{out}");

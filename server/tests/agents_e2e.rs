@@ -94,9 +94,7 @@ fn unix_now() -> i64 {
 }
 
 fn start() -> Cluster {
-    let dir = std::env::temp_dir().join(format!("tidepool-agents-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::fresh_dir("agents");
     let dir = dir.to_str().unwrap().to_string();
     let addr = format!("127.0.0.1:{}", free_port());
     let flags = [
@@ -245,8 +243,7 @@ fn jobs_run_yield_resume_time_out_survive_a_lost_node_and_idle_reclaim() {
 // newcomer's job really runs, logs and finishes, and its GPUs come back.
 #[test]
 fn the_demo_runs_jobs_to_the_end_with_its_own_agents() {
-    let dir = std::env::temp_dir().join(format!("tidepool-demo-agents-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::fresh_dir("demo-agents");
     let dir = dir.to_str().unwrap().to_string();
     let addr = format!("127.0.0.1:{}", free_port());
     let _server = serve(&dir, &addr, None, &["--demo-agents"]);

@@ -38,8 +38,7 @@ fn bench_cycle_reports_its_figures() {
 // benchmark's; this checks the command works and reports them).
 #[test]
 fn bench_api_submits_and_places_every_job() {
-    let dir = std::env::temp_dir().join(format!("tidepool-bench-api-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::fresh_dir("bench-api");
     let url = format!("sqlite:{}", dir.join("b.db").display());
     let r = json(&["bench", "api", "--jobs", "120", "--concurrency", "4", "--database-url", &url]);
     assert_eq!(f(&r, "jobs"), 120.0);

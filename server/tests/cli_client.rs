@@ -27,9 +27,7 @@ struct Cluster {
 }
 
 fn cluster(name: &str) -> Cluster {
-    let dir = std::env::temp_dir().join(format!("tidepool-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::fresh_dir(&format!("cli-{name}"));
     let d = dir.to_str().unwrap();
     let addr = format!("127.0.0.1:{}", free_port());
     let server = Command::new(env!("CARGO_BIN_EXE_tidepool"))

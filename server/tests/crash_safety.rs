@@ -23,8 +23,7 @@ fn a_killed_server_loses_no_acknowledged_job_and_holds_no_gpu_twice() {
 }
 
 fn crash_and_restart(engine: &str, database: Option<&str>) {
-    let dir = std::env::temp_dir().join(format!("tidepool-crash-{engine}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::fresh_dir(&format!("crash-{engine}"));
     let dir = dir.to_str().unwrap().to_string();
     let addr = format!("127.0.0.1:{}", free_port());
     let mut server = start(&dir, &addr, database);

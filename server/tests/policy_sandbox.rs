@@ -238,8 +238,7 @@ fn cache(dir: &std::path::Path) -> tidepool::policy::artifacts::ArtifactCache {
 
 #[test]
 fn compiled_modules_are_kept_as_precompiled_artifacts() {
-    let dir = std::env::temp_dir().join(format!("tidepool-artifacts-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::fresh_dir("artifacts");
     let first = tidepool::policy::Runtime::new(Default::default(), Some(cache(&dir))).expect("runtime");
     let module = first.load(&bytes("reclaim")).expect("loads");
     let artifact = dir.join(format!("{}.cwasm", module.sha256));

@@ -256,7 +256,7 @@ async fn security_the_initial_admin_password_has_the_usual_minimum() {
         assert_eq!(app.state.store.count_admins().await.unwrap(), 0, "{engine}: no admin was made");
     }
     // The server refuses to start with one, saying why.
-    let dir = std::env::temp_dir().join(format!("tidepool-weak-admin-{}", std::process::id()));
+    let dir = common::fresh_dir("weak-admin");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_tidepool"))
         .args(["serve", "--listen", "127.0.0.1:0", "--data-dir", dir.to_str().unwrap()])
         .env("TIDEPOOL_ADMIN_PASSWORD", "")

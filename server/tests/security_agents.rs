@@ -31,9 +31,7 @@ struct Cluster {
 /// A server with the control plane's secrets in its environment, vision's T4 quota, and
 /// node tokens for `nodes` agents (started by the test).
 fn cluster(name: &str, nodes: usize, database: Option<&str>) -> Cluster {
-    let dir = std::env::temp_dir().join(format!("tidepool-sec-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::fresh_dir(&format!("sec-{name}"));
     let dir = dir.to_str().unwrap().to_string();
     let addr = format!("127.0.0.1:{}", free_port());
     let mut args = vec!["serve", "--listen", &addr, "--dispatch-interval-s", "1", "--min-runtime-s", "0"];

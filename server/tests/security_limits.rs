@@ -13,8 +13,7 @@ use std::time::{Duration, Instant};
 use common::live::{free_port, http, login, serve};
 
 fn temp_dir(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("tidepool-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::fresh_dir(name);
     dir.to_string_lossy().into_owned()
 }
 

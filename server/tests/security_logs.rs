@@ -326,8 +326,7 @@ async fn logs_from_before_offsets_read_in_ranges() {
 #[test]
 fn security_hostile_output_leaves_its_node_in_service() {
     use common::live::{Proc, call, free_port, login, serve, wait_for};
-    let dir = std::env::temp_dir().join(format!("tidepool-hostile-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::fresh_dir("hostile");
     let dir = dir.to_str().unwrap().to_string();
     let addr = format!("127.0.0.1:{}", free_port());
     let _server = serve(&dir, &addr, None, &["--node-lost-after-s", "5"]);

@@ -176,7 +176,7 @@ async fn security_node_tokens_listed_without_secrets_by_admins_only() {
 /// The same from the shell: issue with a pool and expiry, list, revoke.
 #[test]
 fn security_node_tokens_from_the_shell() {
-    let dir = std::env::temp_dir().join(format!("tidepool-node-tokens-{}", std::process::id()));
+    let dir = common::fresh_dir("node-tokens");
     let dir = dir.to_str().unwrap();
     let run = |args: &[&str]| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_tidepool"))

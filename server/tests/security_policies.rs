@@ -20,8 +20,7 @@ use tidepool_core::plan;
 use tidepool_core::testkit::{cluster, job};
 
 fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("tidepool-sec-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::fresh_dir(&format!("sec-{name}"));
     dir
 }
 

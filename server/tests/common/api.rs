@@ -37,11 +37,7 @@ static N: AtomicU32 = AtomicU32::new(0);
 async fn fresh_url(engine: &str) -> String {
     let n = N.fetch_add(1, Ordering::SeqCst);
     match engine {
-        "sqlite" => {
-            let dir = std::env::temp_dir().join(format!("tidepool-api-{}-{n}", std::process::id()));
-            std::fs::create_dir_all(&dir).expect("temp dir");
-            format!("sqlite:{}", dir.join("t.db").display())
-        }
+        "sqlite" => format!("sqlite:{}", super::fresh_dir("api").join("t.db").display()),
         _ => postgres_database(&format!("tidepool_t{}_{n}", std::process::id())).await.expect("postgres url"),
     }
 }
@@ -52,6 +48,11 @@ pub async fn postgres_database(name: &str) -> Option<String> {
     let base = std::env::var("TIDEPOOL_TEST_POSTGRES").ok()?;
     sqlx::any::install_default_drivers();
     let pool = sqlx::AnyPool::connect(&base).await.expect("postgres");
+    // Process ids repeat: a database an earlier run left under this name goes first.
+    sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name}")))
+        .execute(&pool)
+        .await
+        .expect("drop stale database");
     sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
         .execute(&pool)
         .await

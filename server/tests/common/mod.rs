@@ -38,16 +38,22 @@ pub fn json(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("stdout is one JSON object")
 }
 
+/// An empty folder of its own in the temp dir, `tidepool-<label>-<pid>-<n>`. Whatever an
+/// earlier run left under that name is removed first: process ids repeat between runs (a
+/// fresh container starts them low), and a stale database there would already hold this
+/// test's users.
+pub fn fresh_dir(label: &str) -> PathBuf {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let n = N.fetch_add(1, Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("tidepool-{label}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
 /// A fresh file with `contents` in the temp dir.
 pub fn temp_file(name: &str, contents: &str) -> PathBuf {
-    static N: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "tidepool-test-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
+    let path = fresh_dir("test").join(name);
     std::fs::write(&path, contents).expect("temp file");
     path
 }
