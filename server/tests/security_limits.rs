@@ -13,8 +13,7 @@ use std::time::{Duration, Instant};
 use common::live::{free_port, http, login, serve};
 
 fn temp_dir(name: &str) -> String {
-    let dir = common::fresh_dir(name);
-    dir.to_string_lossy().into_owned()
+    common::fresh_dir(name).to_string_lossy().into_owned()
 }
 
 /// Reads until the server closes the connection (or `limit` passes): what it sent, and

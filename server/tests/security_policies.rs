@@ -20,8 +20,7 @@ use tidepool_core::plan;
 use tidepool_core::testkit::{cluster, job};
 
 fn temp(name: &str) -> std::path::PathBuf {
-    let dir = common::fresh_dir(&format!("sec-{name}"));
-    dir
+    common::fresh_dir(&format!("sec-{name}"))
 }
 
 /// Finding 1: a precompiled artifact is native code. One written by someone other than
