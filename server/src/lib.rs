@@ -4,7 +4,7 @@
 //! Its layers point down only:
 //! - drivers: [`http`] (axum handlers: extract → call → map), the subcommands
 //!   ([`serve`], [`admin`], [`bench`]…), [`agent`], [`sim`];
-//! - domain: [`jobs`], [`projects`], [`templates`], [`input`], [`fleet`], [`policy`],
+//! - domain: [`access`], [`jobs`], [`projects`], [`templates`], [`input`], [`fleet`], [`policy`],
 //!   [`dispatch`] — rules and their SQL, errors as their own types, no axum, no status
 //!   codes (`http` maps each domain error to an `ApiError`);
 //! - records: [`store`] (pool, migrations, event writer), over the pure `tidepool_core`.
@@ -12,6 +12,8 @@
 //! Nothing outside `http/` names it except the entry points that mount the router
 //! (`serve`, `bench_api`); `tests/layers.rs` keeps it so.
 
+/// Who acts for which group (Q6): the rule every domain service asks.
+pub mod access;
 /// `tidepool admin`: users and groups from the shell.
 pub mod admin;
 /// `tidepool agent`: a node's jobs, run as the server says.
@@ -46,6 +48,8 @@ pub mod http;
 pub mod input;
 /// Jobs: their spec and its rules, what they run in.
 pub mod jobs;
+/// Bounded work per request: pending jobs, active templates, known models, dry runs.
+pub mod limits;
 /// What the server asks of the operating system (its open-file limit).
 pub mod os;
 /// The WebAssembly policy host (wasmtime): sandbox, fallbacks, versions.

@@ -81,21 +81,24 @@ async fn dispatch_loop(
         if now - pruned_at >= 60 {
             pruned_at = now;
             if let Err(e) = dispatcher.store.prune_login_throttle(now).await {
-                eprintln!("error: pruning the sign-in throttle: {e}");
+                tracing::error!(error = %e, "pruning the sign-in throttle");
             }
         }
         if let Err(e) = desk.follow(&dispatcher.store).await {
-            eprintln!("error: reading policy versions: {e}");
+            tracing::error!(error = %e, "reading policy versions");
         }
         match dispatcher.cycle(unix_now()).await {
             Ok(r) if r.placed + r.preempted > 0 => {
-                println!(
-                    "cycle (epoch {}): {} placed, {} preempted, {} waiting",
-                    r.epoch, r.placed, r.preempted, r.held
+                tracing::info!(
+                    epoch = r.epoch,
+                    placed = r.placed,
+                    preempted = r.preempted,
+                    waiting = r.held,
+                    "cycle"
                 )
             }
             Ok(_) | Err(DispatchError::NotLeader(_)) => {}
-            Err(e) => eprintln!("error: dispatch cycle: {e}"),
+            Err(e) => tracing::error!(error = %e, "dispatch cycle"),
         }
     }
 }
@@ -107,7 +110,7 @@ fn serve_limits(args: &ServeArgs) -> Limits {
     let room = usize::try_from(files.saturating_sub(256)).unwrap_or(usize::MAX).max(1);
     let wanted = usize::try_from(args.max_connections).unwrap_or(usize::MAX);
     if wanted > room {
-        eprintln!("warning: --max-connections {wanted} lowered to {room}: the open-files limit is {files}");
+        tracing::warn!(wanted, room, files, "--max-connections lowered to fit the open-files limit");
     }
     Limits {
         header_timeout: Duration::from_secs(args.header_timeout_s),
@@ -133,10 +136,13 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
     let now = unix_now();
     let password = std::env::var("TIDEPOOL_ADMIN_PASSWORD").ok();
     if let Some(generated) = bootstrap_admin(&store, password, now).await.map_err(|e| e.to_string())? {
+        // On the console, never in the log: logs travel to collectors, a password must not.
         println!("created the initial admin: username `admin`, password `{generated}` (shown once)");
     }
     if !args.no_demo && seed_demo(&store, now).await.map_err(|e| e.to_string())? {
-        println!("seeded the demo organisation (users <group>-lead / <group>-dev, password `demo-password`)");
+        tracing::info!(
+            "seeded the demo organisation (users <group>-lead / <group>-dev, password `demo-password`)"
+        );
     }
     let secret = secret(&args.data_dir)?;
     let keys = Keys::new(&secret)?;
@@ -149,7 +155,7 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         desk.install(&store, &ModuleFiles::defaults(false), "tidepool serve", now).await?;
     }
     if restored > 0 {
-        println!("policies: {restored} stored versions; deciding: {}", desk.policies.version());
+        tracing::info!(stored = restored, deciding = %desk.policies.version(), "policies loaded");
     }
     let fleet = Arc::new(Fleet::new(FleetConfig {
         grace_s: args.grace_s,
@@ -189,10 +195,10 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    println!("Tidepool is serving on http://{addr}");
+    tracing::info!("Tidepool is serving on http://{addr}");
     let _agents = if args.demo_agents {
         let agents = crate::demo_agents::start(&state.store, addr, &args.data_dir, unix_now()).await?;
-        println!("started an agent with fake GPUs for every node");
+        tracing::info!("started an agent with fake GPUs for every node");
         Some(agents)
     } else {
         None

@@ -17,7 +17,7 @@ use axum::http::{Request, StatusCode};
 use common::api::{TestApp, engines};
 use serde_json::{Value, json};
 use tidepool::http::app as router;
-use tidepool::http::bounds::Bounds;
+use tidepool::limits::Bounds;
 use tower::ServiceExt;
 
 async fn send(app: &TestApp, method: &str, path: &str, token: &str, body: Value) -> (StatusCode, Value) {

@@ -39,9 +39,7 @@ const ANSWER_MARGIN: Duration = Duration::from_secs(10);
 pub fn run(args: &AgentArgs) -> Result<String, String> {
     let token = match &args.token {
         Some(t) => {
-            eprintln!(
-                "agent: warning: --token is visible to every process on the node; prefer TIDEPOOL_NODE_TOKEN"
-            );
+            tracing::warn!("--token is visible to every process on the node; prefer TIDEPOOL_NODE_TOKEN");
             t.clone()
         }
         None => std::env::var("TIDEPOOL_NODE_TOKEN")
@@ -55,7 +53,7 @@ pub fn run(args: &AgentArgs) -> Result<String, String> {
     let gpus = Gpus::discover(args.fake_gpus.as_deref())?;
     let client = Client::new(&args.server, token)?;
     let setup = Setup::new(args)?;
-    println!("agent: {}", setup.describe());
+    tracing::info!(setup = %setup.describe(), "agent starting");
     let runtime =
         tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
     runtime.block_on(Agent::new(args, setup, gpus, client).run())
@@ -133,14 +131,14 @@ impl<'a> Agent<'a> {
         let now: Vec<Remembered> = self.procs.values().map(Proc::remembered).collect();
         let file = self.state_file();
         if let Err(e) = std::fs::write(&file, serde_json::to_vec(&now).unwrap_or_default()) {
-            eprintln!("agent: cannot write {}: {e}", file.display());
+            tracing::error!(file = %file.display(), error = %e, "cannot write");
         }
     }
 
     /// Registers once; the answer, or why not.
     async fn register_once(&mut self) -> Result<Registered, String> {
         let inventory = self.gpus.inventory().unwrap_or_else(|e| {
-            eprintln!("agent: cannot read the GPUs: {e}");
+            tracing::error!(error = %e, "cannot read the GPUs");
             Vec::new()
         });
         let body = Register { pool: self.args.pool.clone(), gpus: inventory };
@@ -164,11 +162,11 @@ impl<'a> Agent<'a> {
         let me = loop {
             match self.register_once().await {
                 Ok(me) => break me,
-                Err(e) => eprintln!("agent: register: {e}; retrying"),
+                Err(e) => tracing::warn!(error = %e, "register failed; retrying"),
             }
             tokio::time::sleep(Duration::from_secs(1)).await;
         };
-        println!("agent: node {} registered (id {})", me.name, me.node_id);
+        tracing::info!(node = %me.name, id = me.node_id, "registered");
         loop {
             self.poll_procs();
             let report = self.report();
@@ -198,7 +196,7 @@ impl<'a> Agent<'a> {
                     self.obey(orders);
                 }
                 Some(Err(f)) => {
-                    eprintln!("agent: sync: {f}");
+                    tracing::warn!(failure = %f, "sync failed");
                     if sent_logs > 0 && f.status.is_some() {
                         self.log_failures += 1;
                         // A report the server answers but will not take must not be sent
@@ -206,7 +204,10 @@ impl<'a> Agent<'a> {
                         let refused =
                             f.status.is_some_and(|s| (400..500).contains(&s) && s != 401 && s != 409);
                         if refused || self.log_failures >= 3 {
-                            eprintln!("agent: dropping {sent_logs} log chunks the server does not take");
+                            tracing::warn!(
+                                chunks = sent_logs,
+                                "dropping log chunks the server does not take"
+                            );
                             self.outbox.sent(sent_logs);
                             self.log_failures = 0;
                         }
@@ -214,7 +215,7 @@ impl<'a> Agent<'a> {
                     if f.message.contains("register first")
                         && let Err(e) = self.register_once().await
                     {
-                        eprintln!("agent: register: {e}");
+                        tracing::warn!(error = %e, "register failed");
                     }
                     self.pause(Duration::from_secs(1)).await;
                 }
@@ -240,9 +241,9 @@ impl<'a> Agent<'a> {
             && self.last_ok_sent.elapsed() >= lost
             && self.procs.values().any(|p| !p.stopping())
         {
-            eprintln!(
-                "agent: no sync got through for {} s: stopping every job before the server requeues it",
-                lost.as_secs()
+            tracing::error!(
+                lost_s = lost.as_secs(),
+                "no sync got through: stopping every job before the server requeues it"
             );
             for p in self.procs.values_mut() {
                 p.stop(Outcome::Stopped, self.grace);
@@ -283,7 +284,7 @@ impl<'a> Agent<'a> {
 
     fn obey(&mut self, orders: Orders) {
         for r in &orders.refused {
-            eprintln!("agent: the server refused a report of allocation {}: {}", r.allocation, r.reason);
+            tracing::warn!(allocation = r.allocation, reason = %r.reason, "the server refused a report");
         }
         for stop in orders.stop {
             if let Some(p) = self.procs.get_mut(&stop.fence.allocation) {
@@ -301,7 +302,7 @@ impl<'a> Agent<'a> {
                     self.procs.insert(a.fence.allocation, p);
                 }
                 Err(e) => {
-                    eprintln!("agent: job {}: {e}", a.job);
+                    tracing::error!(job = a.job, error = %e, "the job could not start");
                     // Its owner reads why in the job's log.
                     let text = format!("tidepool agent: the job could not start: {e}\n");
                     self.outbox.pending.push(LogChunk { fence: a.fence, offset: 0, text });

@@ -66,13 +66,13 @@ impl Setup {
             (_, Some(b)) => Some(b),
             (SandboxKind::Bwrap, None) => return Err("--sandbox bwrap: bubblewrap is not installed".into()),
             (SandboxKind::Auto, None) => {
-                eprintln!("agent: warning: bubblewrap is not installed: jobs run as plain processes");
+                tracing::warn!("bubblewrap is not installed: jobs run as plain processes");
                 None
             }
         };
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } == 0 && !accounts.any() {
-            eprintln!("agent: warning: jobs run as root (in their sandbox); give --run-as ACCOUNT");
+            tracing::warn!("jobs run as root (in their sandbox); give --run-as ACCOUNT");
         }
         let podman = installed("podman");
         let containers_conf = match std::env::var_os("CONTAINERS_CONF") {

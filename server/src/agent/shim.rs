@@ -24,6 +24,7 @@ extern "C" fn ignore(_: libc::c_int) {}
 
 pub fn run(command: &[String]) -> i32 {
     let Some((program, args)) = command.split_first() else {
+        // The shim has no log of its own: its stderr is the job's log, where the owner reads why.
         eprintln!("agent-shim: no command");
         return 2;
     };

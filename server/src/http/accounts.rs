@@ -122,7 +122,7 @@ pub async fn create_user(
     let group = match (&body.group, role) {
         (None, Role::Admin) => None,
         (Some(_), Role::Admin) => return Err(ApiError::Unprocessable("admins belong to no group".into())),
-        (Some(g), _) => Some(crate::http::scope::group_named(&state, g).await?),
+        (Some(g), _) => Some(crate::http::scope::group_named(&state.store, g).await?),
         (None, _) => return Err(ApiError::Unprocessable("managers and members belong to a group".into())),
     };
     let id = state.store.create_user(name, &body.password, role, group, state.now()).await?;

@@ -79,7 +79,7 @@ pub async fn propose_quota(
     AppJson(body): AppJson<QuotaChange>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     require_admin(&user, "change quotas")?;
-    group_named(&state, &body.group).await?;
+    group_named(&state.store, &body.group).await?;
     text(&body.model, "model", 64)?;
     one_of(&body.category, CATEGORIES, "category")?;
     let why = text(&body.why, "why", 500)?;
@@ -178,7 +178,7 @@ pub async fn approve(
         .ok_or_else(|| ApiError::NotFound(format!("no change {id}")))?;
     let q: QuotaChange = serde_json::from_str(&row.try_get::<String, _>(0)?)
         .map_err(|e| ApiError::Internal(format!("change {id} holds an unreadable quota: {e}")))?;
-    let group = group_named(&state, &q.group).await?;
+    let group = group_named(&state.store, &q.group).await?;
     let mut tx = state.store.pool.begin().await?;
     claim(&mut tx, id, &user.username, "applied", note, now, false).await?;
     sqlx::query(

@@ -2,10 +2,12 @@
 //! types; this file alone chooses the status code. A store failure keeps the mapping
 //! of [`StoreError`] (a 500 logs its cause and shows nothing).
 
+use crate::access::AccessError;
 use crate::fleet::sync::SyncError;
 use crate::http::ApiError;
 use crate::input::Invalid;
 use crate::jobs::cancel::CancelError;
+use crate::limits::Limited;
 use crate::policy::registry::RegistryError;
 use crate::projects::GrantError;
 use crate::templates::{LaunchError, TemplateError};
@@ -14,6 +16,17 @@ use crate::templates::{LaunchError, TemplateError};
 impl From<Invalid> for ApiError {
     fn from(e: Invalid) -> Self {
         ApiError::Unprocessable(e.0)
+    }
+}
+
+impl From<AccessError> for ApiError {
+    fn from(e: AccessError) -> Self {
+        match e {
+            AccessError::NoSuchGroup(_) | AccessError::GroupNeeded => ApiError::Unprocessable(e.to_string()),
+            AccessError::Denied(_) => ApiError::Forbidden(e.to_string()),
+            AccessError::Invalid(e) => e.into(),
+            AccessError::Store(e) => e.into(),
+        }
     }
 }
 
@@ -86,6 +99,15 @@ impl From<TemplateError> for ApiError {
             TemplateError::NoSuchGroup(_) | TemplateError::OwnGroup => ApiError::Unprocessable(e.to_string()),
             TemplateError::Invalid(e) => e.into(),
             TemplateError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<Limited> for ApiError {
+    fn from(e: Limited) -> Self {
+        match e {
+            Limited::Over(_) => ApiError::Unprocessable(e.to_string()),
+            Limited::Store(e) => e.into(),
         }
     }
 }

@@ -3,9 +3,9 @@
 
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
+use tidepool_api::errors::{ErrorBody, ErrorDetail};
 
 use crate::store::StoreError;
 
@@ -25,6 +25,9 @@ pub enum ApiError {
     Unprocessable(String),
     #[error("{0}")]
     TooLarge(String),
+    /// 429 with `Retry-After`: sign-ins past the throttle, dry runs past their window.
+    #[error("{message}")]
+    TooMany { retry_after_s: i64, message: String },
     #[error("internal error")]
     Internal(String),
 }
@@ -39,6 +42,7 @@ impl ApiError {
             ApiError::Conflict(_) => (StatusCode::CONFLICT, "conflict"),
             ApiError::Unprocessable(_) => (StatusCode::UNPROCESSABLE_ENTITY, "unprocessable"),
             ApiError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "too-large"),
+            ApiError::TooMany { .. } => (StatusCode::TOO_MANY_REQUESTS, "too-many-requests"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
     }
@@ -48,9 +52,14 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, code) = self.status_and_code();
         if let ApiError::Internal(cause) = &self {
-            eprintln!("error: internal: {cause}");
+            tracing::error!(%cause, "internal error");
         }
-        (status, Json(json!({ "error": { "code": code, "message": self.to_string() } }))).into_response()
+        let body = ErrorBody { error: ErrorDetail { code: code.into(), message: self.to_string() } };
+        let mut response = (status, Json(body)).into_response();
+        if let ApiError::TooMany { retry_after_s, .. } = self {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after_s.max(1)));
+        }
+        response
     }
 }
 

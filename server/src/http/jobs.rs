@@ -11,13 +11,13 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::http::auth::Caller;
-use crate::http::bounds::{known_model, pending_cap, too_many};
 use crate::http::page::{Arg, Filters, Listing, Order};
 use crate::http::rows::{Col, objects};
 use crate::http::scope::{acting_group, group_named, one_of};
 use crate::http::{ApiError, AppJson, AppPath, AppState};
 use crate::input::Invalid;
 use crate::jobs::{self, Prepared, Spec, spec, validate};
+use crate::limits::{known_model, pending_cap};
 use crate::{projects, templates};
 
 /// A submission: a spec, or a template (T1) with at most a name of its own.
@@ -88,7 +88,7 @@ pub async fn prepare(
     user: &crate::store::users::User,
     body: Submit,
 ) -> Result<Prepared, ApiError> {
-    let group_id = acting_group(state, user, body.group.as_deref()).await?;
+    let group_id = acting_group(&state.store, user, body.group.as_deref()).await?;
     let tags = spec::tags(&body.tags)?;
     let project = body.project.clone();
     let template_id = body.template;
@@ -102,7 +102,7 @@ pub async fn prepare(
         None => body.spec()?,
     };
     validate(&spec)?;
-    known_model(state, &spec.model).await?;
+    known_model(&state.store, &spec.model).await?;
     let project_id = projects::admit(&state.store, group_id, project.as_deref(), &spec, state.now()).await?;
     Ok(Prepared { group_id, spec, project_id, template_id, tags })
 }
@@ -113,7 +113,7 @@ pub async fn submit(
     AppJson(body): AppJson<Submit>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let prepared = prepare(&state, &user, body).await?;
-    pending_cap(&state, user.id).await?;
+    pending_cap(&state.store, &state.bounds, user.id).await?;
     let id = jobs::submit::submit(&state.store, &user, &prepared, state.now()).await?;
     state.wake.notify_one();
     Ok((StatusCode::CREATED, Json(json!({ "id": id, "state": "pending" }))))
@@ -142,7 +142,7 @@ pub async fn list(
         filters.and("j.state = ?", Arg::Text(s.clone()));
     }
     if let Some(name) = &q.group {
-        filters.and("j.group_id = ?", Arg::Int(group_named(&state, name).await?));
+        filters.and("j.group_id = ?", Arg::Int(group_named(&state.store, name).await?));
     }
     if q.mine {
         filters.and("j.submitted_by = ?", Arg::Int(user.id));
@@ -204,7 +204,7 @@ pub async fn dry_run(
         let b = &state.bounds;
         let message =
             format!("at most {} dry runs per {} s: try again in {wait_s} s", b.dry_runs, b.dry_run_window_s);
-        return Ok(too_many(wait_s, message));
+        return Err(ApiError::TooMany { retry_after_s: wait_s, message });
     }
     let p = prepare(&state, &user, body).await?;
     let policies = state.policies.policies.clone();

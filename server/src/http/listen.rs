@@ -118,7 +118,7 @@ pub async fn serve(
                 Ok(a) => a,
                 Err(e) => {
                     // Out of descriptors or memory: wait rather than spin.
-                    eprintln!("error: accepting a connection: {e}");
+                    tracing::error!(error = %e, "accepting a connection");
                     tokio::time::sleep(Duration::from_millis(100)).await;
                     continue;
                 }

@@ -90,7 +90,7 @@ pub async fn create(
     Caller(user): Caller,
     AppJson(body): AppJson<NewLoan>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let lender = group_named(&state, &body.lender).await?;
+    let lender = group_named(&state.store, &body.lender).await?;
     let why = text(&body.why, "why", 500)?;
     text(&body.model, "model", 64)?;
     let now = state.now();
@@ -104,8 +104,8 @@ pub async fn create(
     let offer = manages(&user, lender) && (user.group_id == Some(lender) || body.borrower.is_some());
     let borrower = match (&body.borrower, offer) {
         (None, true) => None,
-        (Some(name), true) => Some(group_named(&state, name).await?),
-        (named, false) => Some(acting_group(&state, &user, named.as_deref()).await?),
+        (Some(name), true) => Some(group_named(&state.store, name).await?),
+        (named, false) => Some(acting_group(&state.store, &user, named.as_deref()).await?),
     };
     if borrower == Some(lender) {
         return Err(ApiError::Unprocessable("a group does not borrow from itself".into()));

@@ -5,7 +5,6 @@
 mod accounts;
 pub mod agent;
 pub mod auth;
-pub mod bounds;
 mod changes;
 mod cluster;
 mod domain_errors;
@@ -34,8 +33,8 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, patch, post};
 
+pub use crate::limits::Bounds;
 pub use auth::Keys;
-pub use bounds::Bounds;
 pub use error::ApiError;
 pub use extract::{AppBytes, AppJson, AppPath, AppQuery};
 pub use listen::{Limits, serve};
@@ -64,7 +63,7 @@ pub struct AppState {
     /// The built web app's folder.
     pub web_dir: std::path::PathBuf,
     /// Caps on what one caller may ask of the server (finding 8).
-    pub bounds: Arc<bounds::Bounds>,
+    pub bounds: Arc<Bounds>,
 }
 
 impl AppState {

@@ -97,7 +97,7 @@ pub async fn create(
     Caller(user): Caller,
     AppJson(body): AppJson<NewProject>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let group = acting_group(&state, &user, body.group.as_deref()).await?;
+    let group = acting_group(&state.store, &user, body.group.as_deref()).await?;
     require_manager(&user, group, "grant a project priority")?;
     let name = text(&body.name, "name", 100)?;
     one_of(&body.class, CLASSES, "class")?;

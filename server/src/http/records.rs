@@ -84,7 +84,7 @@ pub async fn archive(
     let mut filters = Filters::default();
     filters.and_fixed("j.state NOT IN ('pending', 'running')");
     if let Some(name) = &q.group {
-        filters.and("j.group_id = ?", Arg::Int(group_named(&state, name).await?));
+        filters.and("j.group_id = ?", Arg::Int(group_named(&state.store, name).await?));
     }
     if let Some(y) = q.year {
         if !(1900..=9999).contains(&y) {

@@ -7,8 +7,6 @@ use axum::Extension;
 use axum::Json;
 use axum::extract::{ConnectInfo, State};
 use axum::http::StatusCode;
-use axum::http::header::RETRY_AFTER;
-use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -36,17 +34,9 @@ pub struct Tokens {
 }
 
 /// 429 with `Retry-After`, in the API's error shape.
-pub struct Throttled(i64);
-
-impl IntoResponse for Throttled {
-    fn into_response(self) -> Response {
-        let s = self.0.max(1);
-        let body = json!({ "error": {
-            "code": "too-many-requests",
-            "message": format!("too many failed sign-ins: try again in {s} s"),
-        }});
-        (StatusCode::TOO_MANY_REQUESTS, [(RETRY_AFTER, s.to_string())], Json(body)).into_response()
-    }
+fn throttled(retry_after_s: i64) -> ApiError {
+    let s = retry_after_s.max(1);
+    ApiError::TooMany { retry_after_s: s, message: format!("too many failed sign-ins: try again in {s} s") }
 }
 
 /// The client's address, when the request came over a socket (the router driven without
@@ -62,26 +52,26 @@ fn keys(username: &str, address: Option<&str>) -> Vec<Key> {
 }
 
 /// Checks a password for `username` unless the username or address is blocked; counts a
-/// failure. `Ok(Err(..))` is the 429 to answer.
+/// failure. Blocked, it is the 429 to answer.
 async fn checked<T>(
     state: &AppState,
     username: &str,
     address: Option<&str>,
     check: impl Future<Output = Result<Option<T>, ApiError>>,
-) -> Result<Result<T, Throttled>, ApiError> {
+) -> Result<T, ApiError> {
     let keys = keys(username, address);
     let now = state.now();
     // Blocked: the password is not even looked at, so the right one fares no better.
     if let Some(wait) = state.store.login_blocked(&keys, now).await? {
-        return Ok(Err(Throttled(wait)));
+        return Err(throttled(wait));
     }
     if let Some(found) = check.await? {
         state.store.login_succeeded(username).await?;
-        return Ok(Ok(found));
+        return Ok(found);
     }
     let failure = Failure { username, address };
     if let Some(wait) = state.store.login_failed(&keys, &failure, now).await? {
-        return Ok(Err(Throttled(wait)));
+        return Err(throttled(wait));
     }
     Err(ApiError::Unauthorized("wrong username or password".into()))
 }
@@ -102,16 +92,14 @@ pub async fn login(
     State(state): State<AppState>,
     connect: Option<Extension<ConnectInfo<SocketAddr>>>,
     AppJson(body): AppJson<Login>,
-) -> Result<Response, ApiError> {
+) -> Result<Json<Tokens>, ApiError> {
     if body.username.len() > 200 || body.password.len() > MAX_PASSWORD_BYTES {
         return Err(ApiError::Unprocessable("username or password too long".into()));
     }
     let address = address(&connect);
     let check = async { Ok(state.store.authenticate(&body.username, &body.password).await?) };
-    match checked(&state, &body.username, address.as_deref(), check).await? {
-        Ok(user) => Ok(tokens_for(&state, user).await?.into_response()),
-        Err(throttled) => Ok(throttled.into_response()),
-    }
+    let user = checked(&state, &body.username, address.as_deref(), check).await?;
+    tokens_for(&state, user).await
 }
 
 #[derive(Deserialize)]
@@ -132,7 +120,7 @@ pub async fn refresh(
         Rotation::Expired => return Err(gone("the session has expired")),
         Rotation::Revoked => return Err(gone("the session has ended")),
         Rotation::Reused { user_id, family } => {
-            eprintln!("warning: refresh token reused (user {user_id}, family {family}): family revoked");
+            tracing::warn!(user = user_id, %family, "refresh token reused: its family is revoked");
             return Err(gone("this refresh token was already used, so the session has ended"));
         }
     };
@@ -205,7 +193,7 @@ pub async fn change_password(
     connect: Option<Extension<ConnectInfo<SocketAddr>>>,
     session: Session,
     AppJson(body): AppJson<NewPassword>,
-) -> Result<Response, ApiError> {
+) -> Result<StatusCode, ApiError> {
     if body.current_password.len() > MAX_PASSWORD_BYTES {
         return Err(ApiError::Unauthorized("wrong username or password".into()));
     }
@@ -218,9 +206,7 @@ pub async fn change_password(
         let ok = state.store.check_password(user.id, &body.current_password).await?;
         Ok(ok.then_some(()))
     };
-    if let Err(throttled) = checked(&state, &user.username, address.as_deref(), check).await? {
-        return Ok(throttled.into_response());
-    }
+    checked(&state, &user.username, address.as_deref(), check).await?;
     let now = state.now();
     state.store.set_password(user.id, &body.new_password).await?;
     let ended = state.store.revoke_families_of(user.id, session.family.as_deref().unwrap_or(""), now).await?;
@@ -236,5 +222,5 @@ pub async fn change_password(
         &json!({}),
     )
     .await?;
-    Ok(StatusCode::NO_CONTENT.into_response())
+    Ok(StatusCode::NO_CONTENT)
 }

@@ -13,12 +13,12 @@ use serde_json::{Value, json};
 use sqlx::Row;
 
 use crate::http::auth::Caller;
-use crate::http::bounds::{known_model, template_cap};
 use crate::http::page::{Arg, Filters, Listing, Order};
 use crate::http::rows::{Col, objects};
 use crate::http::scope::{acting_group, belongs, require_manager, text};
 use crate::http::{ApiError, AppJson, AppPath, AppState, runtime};
 use crate::jobs::{Spec, sandbox, validate};
+use crate::limits::{known_model, template_cap};
 use crate::templates;
 
 const COLUMNS: &[(&str, Col)] = &[
@@ -168,7 +168,7 @@ pub async fn create(
     Caller(user): Caller,
     AppJson(body): AppJson<NewTemplate>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let group = acting_group(&state, &user, body.group.as_deref()).await?;
+    let group = acting_group(&state.store, &user, body.group.as_deref()).await?;
     let image = match body.image.as_str() {
         "" => None,
         image => Some(sandbox::image(image)?.to_string()),
@@ -187,8 +187,8 @@ pub async fn create(
         env: body.env,
     };
     validate(&spec)?;
-    known_model(&state, &spec.model).await?;
-    template_cap(&state, group).await?;
+    known_model(&state.store, &spec.model).await?;
+    template_cap(&state.store, &state.bounds, group).await?;
     let id = templates::create(&state.store, &user, group, &spec, state.now()).await?;
     Ok((StatusCode::CREATED, Json(json!({ "id": id, "name": spec.name }))))
 }

@@ -5,6 +5,7 @@
 mod demo;
 pub mod events;
 pub mod jobs;
+pub mod listing;
 mod policies;
 mod seed;
 pub mod sessions;

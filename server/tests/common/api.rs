@@ -84,7 +84,7 @@ impl TestApp {
             policies: Arc::new(PolicyDesk::new(None).expect("policy runtime")),
             fleet: Arc::new(tidepool::fleet::Fleet::new(tidepool::fleet::FleetConfig::default())),
             web_dir: tidepool::http::web::default_dir(),
-            bounds: Arc::new(tidepool::http::bounds::Bounds::default()),
+            bounds: Arc::new(tidepool::limits::Bounds::default()),
         };
         TestApp { state, clock }
     }

@@ -1,18 +1,30 @@
 //! Bounded work per request (finding 8): how many jobs one user may have waiting, how
 //! many active templates one group may keep, which GPU models a job may name (those some
 //! node has: made-up names each grew the planner's model table), and how often one user
-//! may ask for a dry run (each plans the whole cluster).
+//! may ask for a dry run (each plans the whole cluster). The HTTP layer answers a
+//! [`Limited::Over`] with 422, and a dry run past its window with 429 and Retry-After.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
-use axum::Json;
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use serde::Serialize;
 use sqlx::Row;
 
-use crate::http::{ApiError, AppState};
+use crate::store::{Store, StoreError};
+
+/// A request past one of the bounds, with what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum Limited {
+    #[error("{0}")]
+    Over(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<sqlx::Error> for Limited {
+    fn from(e: sqlx::Error) -> Self {
+        Limited::Store(e.into())
+    }
+}
 
 /// The caps a server enforces; `serve` sets them from its flags.
 pub struct Bounds {
@@ -65,39 +77,20 @@ impl Bounds {
     }
 }
 
-#[derive(Serialize)]
-struct ErrorBody {
-    error: ErrorDetail,
-}
-
-#[derive(Serialize)]
-struct ErrorDetail {
-    code: &'static str,
-    message: String,
-}
-
-/// 429 in the API's error shape, with Retry-After.
-pub fn too_many(retry_after_s: i64, message: String) -> Response {
-    let body = ErrorBody { error: ErrorDetail { code: "too-many-requests", message } };
-    let mut resp = (StatusCode::TOO_MANY_REQUESTS, Json(body)).into_response();
-    resp.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after_s));
-    resp
-}
-
-/// 429 when `user` already has the most pending jobs allowed.
-pub async fn pending_cap(state: &AppState, user: i64) -> Result<(), ApiError> {
-    let cap = state.bounds.pending_per_user;
+/// Refused when `user` already has the most pending jobs allowed.
+pub async fn pending_cap(store: &Store, bounds: &Bounds, user: i64) -> Result<(), Limited> {
+    let cap = bounds.pending_per_user;
     // Counts at most one past the cap: the index on (submitted_by, state) keeps it a range read.
     let row = sqlx::query(
         "SELECT COUNT(*) FROM (SELECT 1 FROM jobs WHERE submitted_by = $1 AND state = 'pending' LIMIT $2) p",
     )
     .bind(user)
     .bind(cap + 1)
-    .fetch_one(&state.store.pool)
+    .fetch_one(&store.pool)
     .await?;
     let pending: i64 = row.try_get(0)?;
     if pending >= cap {
-        return Err(ApiError::Unprocessable(format!(
+        return Err(Limited::Over(format!(
             "you have {pending} jobs pending, the most one user may have waiting is {cap}: \
              wait for some to start or cancel some"
         )));
@@ -105,26 +98,26 @@ pub async fn pending_cap(state: &AppState, user: i64) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// 422 when `group` already keeps the most active templates allowed.
-pub async fn template_cap(state: &AppState, group: i64) -> Result<(), ApiError> {
-    let cap = state.bounds.templates_per_group;
+/// Refused when `group` already keeps the most active templates allowed.
+pub async fn template_cap(store: &Store, bounds: &Bounds, group: i64) -> Result<(), Limited> {
+    let cap = bounds.templates_per_group;
     let row = sqlx::query("SELECT COUNT(*) FROM templates WHERE group_id = $1 AND retired_at IS NULL")
         .bind(group)
-        .fetch_one(&state.store.pool)
+        .fetch_one(&store.pool)
         .await?;
     let active: i64 = row.try_get(0)?;
     if active >= cap {
-        return Err(ApiError::Unprocessable(format!(
+        return Err(Limited::Over(format!(
             "the group has {active} active templates, the most a group may keep is {cap}: retire one first"
         )));
     }
     Ok(())
 }
 
-/// 422 unless some node has GPUs of `model`; the error lists the models that exist. Read
+/// Refused unless some node has GPUs of `model`; the error lists the models that exist. Read
 /// from the nodes each time (an index lookup), so a node added a moment ago counts.
-pub async fn known_model(state: &AppState, model: &str) -> Result<(), ApiError> {
-    let pool = &state.store.pool;
+pub async fn known_model(store: &Store, model: &str) -> Result<(), Limited> {
+    let pool = &store.pool;
     if sqlx::query("SELECT 1 FROM nodes WHERE model = $1 LIMIT 1")
         .bind(model)
         .fetch_optional(pool)
@@ -139,7 +132,7 @@ pub async fn known_model(state: &AppState, model: &str) -> Result<(), ApiError> 
         .iter()
         .map(|r| r.try_get(0))
         .collect::<Result<_, _>>()?;
-    Err(ApiError::Unprocessable(if models.is_empty() {
+    Err(Limited::Over(if models.is_empty() {
         format!("no node has {model} GPUs: the cluster has no nodes yet")
     } else {
         format!("no node has {model} GPUs; the cluster's models are: {}", models.join(", "))
