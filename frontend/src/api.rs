@@ -1,24 +1,20 @@
-//! Talking to the API: JSON with the session's bearer token. A 401 marks the session
-//! expired: the sign-in form comes up over the page, so nothing typed is lost.
+//! Talking to the API: JSON with the session's bearer token, every answer read as the
+//! route's `tidepool_api` type (a field the server renamed is an error on the page, never
+//! a silent blank). A 401 marks the session expired: the sign-in form comes up over the
+//! page, so nothing typed is lost.
 
 use gloo_net::http::{Request, RequestBuilder, Response};
 use leptos::prelude::*;
-use serde_json::Value;
-
-/// Who is signed in.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Me {
-    pub id: i64,
-    pub username: String,
-    pub role: String,
-    pub group_id: Option<i64>,
-}
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tidepool_api::{ErrorBody, Role, Tokens, User};
 
 /// The session every page shares.
 #[derive(Clone, Copy)]
 pub struct Session {
     pub token: RwSignal<Option<String>>,
-    pub me: RwSignal<Option<Me>>,
+    /// Who is signed in.
+    pub me: RwSignal<Option<User>>,
     /// True when the server refused the token: sign in again over the page.
     pub expired: RwSignal<bool>,
 }
@@ -29,17 +25,17 @@ impl Session {
         Session { token: RwSignal::new(stored), me: RwSignal::new(None), expired: RwSignal::new(false) }
     }
 
-    pub fn role(&self) -> String {
-        self.me.get().map(|m| m.role).unwrap_or_default()
+    /// The signed-in user's role; none before sign-in.
+    pub fn role(&self) -> Option<Role> {
+        self.me.get().map(|m| m.role)
     }
 
-    pub fn sign_in(&self, tokens: &Value) {
-        let token = tokens["access_token"].as_str().map(str::to_string);
-        if let (Some(s), Some(t)) = (storage(), &token) {
-            let _ = s.set_item("tidepool-token", t);
+    pub fn sign_in(&self, tokens: Tokens) {
+        if let Some(s) = storage() {
+            let _ = s.set_item("tidepool-token", &tokens.access_token);
         }
-        self.me.set(me_of(&tokens["user"]));
-        self.token.set(token);
+        self.me.set(Some(tokens.user));
+        self.token.set(Some(tokens.access_token));
         self.expired.set(false);
     }
 
@@ -50,15 +46,6 @@ impl Session {
         self.token.set(None);
         self.me.set(None);
     }
-}
-
-pub fn me_of(v: &Value) -> Option<Me> {
-    Some(Me {
-        id: v["id"].as_i64()?,
-        username: v["username"].as_str()?.to_string(),
-        role: v["role"].as_str()?.to_string(),
-        group_id: v["group_id"].as_i64(),
-    })
 }
 
 fn storage() -> Option<web_sys::Storage> {
@@ -79,17 +66,25 @@ pub fn session() -> Session {
     SESSION.with(|c| c.get()).expect("the session is installed at start")
 }
 
-async fn answer(session: Session, response: Result<Response, gloo_net::Error>) -> Result<Value, String> {
+/// The answer as `T`, or the message of the API's error shape. An empty success (204)
+/// reads as JSON `null`, which `()` accepts.
+async fn answer<T: DeserializeOwned>(
+    path: &str,
+    session: Session,
+    response: Result<Response, gloo_net::Error>,
+) -> Result<T, String> {
     let response = response.map_err(|e| format!("the server cannot be reached: {e}"))?;
     let status = response.status();
-    let body: Value = response.json().await.unwrap_or(Value::Null);
+    let body = response.text().await.unwrap_or_default();
     if status == 401 && session.token.get_untracked().is_some() {
         session.expired.set(true);
     }
     if (200..300).contains(&status) {
-        Ok(body)
+        let body = if body.trim().is_empty() { "null" } else { &body };
+        serde_json::from_str(body).map_err(|e| format!("unexpected answer from {path}: {e}"))
     } else {
-        Err(body["error"]["message"].as_str().map_or_else(|| format!("error {status}"), str::to_string))
+        Err(serde_json::from_str::<ErrorBody>(&body)
+            .map_or_else(|_| format!("error {status}"), |b| b.error.message))
     }
 }
 
@@ -100,37 +95,33 @@ fn authorised(builder: RequestBuilder, session: Session) -> RequestBuilder {
     }
 }
 
-pub async fn get(path: &str) -> Result<Value, String> {
+/// GET `path`, read as the API's type for the route.
+pub async fn get<T: DeserializeOwned>(path: &str) -> Result<T, String> {
     let s = session();
-    answer(s, authorised(Request::get(path), s).send().await).await
+    answer(path, s, authorised(Request::get(path), s).send().await).await
 }
 
-/// GET, read as the API's own type for the route (`tidepool_api`): a field the server
-/// renamed is an error here, never a silent blank on the page.
-pub async fn get_as<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, String> {
-    let value = get(path).await?;
-    serde_json::from_value(value).map_err(|e| format!("unexpected answer from {path}: {e}"))
+/// POST a typed body; the answer as the route's type.
+pub async fn post<B: Serialize, T: DeserializeOwned>(path: String, body: B) -> Result<T, String> {
+    let s = session();
+    let request = authorised(Request::post(&path), s).json(&body).map_err(|e| e.to_string())?;
+    answer(&path, s, request.send().await).await
 }
 
-/// POST (or PUT, PATCH) a JSON body.
-pub async fn send(method: &str, path: &str, body: Value) -> Result<Value, String> {
+/// POST to a route that takes no body (cancel, return, shadow, promote).
+pub async fn post_empty<T: DeserializeOwned>(path: String) -> Result<T, String> {
     let s = session();
-    let builder = match method {
-        "PUT" => Request::put(path),
-        "PATCH" => Request::patch(path),
-        _ => Request::post(path),
-    };
-    let request = authorised(builder, s).json(&body).map_err(|e| e.to_string())?;
-    answer(s, request.send().await).await
+    let request = authorised(Request::post(&path), s).build().map_err(|e| e.to_string())?;
+    answer(&path, s, request.send().await).await
 }
 
 /// POST raw bytes (a policy module).
-pub async fn upload(path: &str, bytes: Vec<u8>) -> Result<Value, String> {
+pub async fn upload<T: DeserializeOwned>(path: String, bytes: Vec<u8>) -> Result<T, String> {
     let s = session();
     let array = js_sys::Uint8Array::from(bytes.as_slice());
-    let request = authorised(Request::post(path), s)
+    let request = authorised(Request::post(&path), s)
         .header("Content-Type", "application/wasm")
         .body(array)
         .map_err(|e| e.to_string())?;
-    answer(s, request.send().await).await
+    answer(&path, s, request.send().await).await
 }

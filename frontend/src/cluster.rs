@@ -5,31 +5,30 @@
 use std::time::Duration;
 
 use leptos::prelude::*;
-use serde_json::Value;
+use tidepool_api::{Node, NodesView, PoolsView, QuotasView};
 
-use crate::ui::{colour, load, rows, show, text, when};
+use crate::ui::{at, at_or_dash, colour, load, show};
 
 #[component]
 pub fn ClusterPage() -> impl IntoView {
     let refresh = RwSignal::new(0);
-    let pools = load(|| "/api/pools".into(), refresh, Some(Duration::from_secs(3)));
-    let nodes = load(|| "/api/nodes".into(), refresh, Some(Duration::from_secs(3)));
+    let pools = load::<PoolsView>(|| "/api/pools".into(), refresh, Some(Duration::from_secs(3)));
+    let nodes = load::<NodesView>(|| "/api/nodes".into(), refresh, Some(Duration::from_secs(3)));
     view! {
         <section>
             <h2>"Capacity by pool"</h2>
             {show(pools, |v| {
-                let pools = rows(v, "pools");
-                if pools.is_empty() {
+                if v.pools.is_empty() {
                     return view! { <p class="empty">"No pools yet: add nodes or start agents."</p> }.into_any();
                 }
                 view! {
                     <table id="pools">
                         <tr><th>"pool"</th><th>"GPUs"</th><th>"held"</th><th>"free"</th><th>"waiting"</th><th>"state"</th></tr>
-                        {pools.into_iter().map(|p| view! {
+                        {v.pools.iter().map(|p| view! {
                             <tr>
-                                <td>{text(&p["pool"])}</td><td>{text(&p["gpus"])}</td><td>{text(&p["held"])}</td>
-                                <td>{text(&p["free"])}</td><td>{text(&p["pending_gpus"])}</td>
-                                <td class=text(&p["status"])>{text(&p["status"])}</td>
+                                <td>{p.pool.clone()}</td><td>{p.gpus}</td><td>{p.held}</td>
+                                <td>{p.free}</td><td>{p.pending_gpus}</td>
+                                <td class=p.status.clone()>{p.status.clone()}</td>
                             </tr>
                         }).collect_view()}
                     </table>
@@ -39,16 +38,14 @@ pub fn ClusterPage() -> impl IntoView {
         <section id="global-view">
             <h2>"Every GPU"</h2>
             {show(nodes, |v| {
-                let nodes = rows(v, "nodes");
-                if nodes.is_empty() {
+                if v.nodes.is_empty() {
                     return view! { <p class="empty">"No nodes."</p> }.into_any();
                 }
-                let mut pools: Vec<(String, Vec<Value>)> = Vec::new();
-                for n in nodes {
-                    let pool = text(&n["pool"]);
-                    match pools.iter_mut().find(|(p, _)| *p == pool) {
+                let mut pools: Vec<(String, Vec<Node>)> = Vec::new();
+                for n in v.nodes.iter().cloned() {
+                    match pools.iter_mut().find(|(p, _)| *p == n.pool) {
                         Some((_, list)) => list.push(n),
-                        None => pools.push((pool, vec![n])),
+                        None => pools.push((n.pool.clone(), vec![n])),
                     }
                 }
                 pools.into_iter().map(|(pool, nodes)| view! {
@@ -62,27 +59,24 @@ pub fn ClusterPage() -> impl IntoView {
     }
 }
 
-fn node(n: Value) -> impl IntoView {
-    let healthy = n["healthy"].as_bool().unwrap_or(false);
-    let gpus = rows(&n, "gpus");
+fn node(n: Node) -> impl IntoView {
+    let healthy = n.healthy;
     view! {
-        <div class="node" class:down=!healthy data-node=text(&n["name"])>
-            <strong>{text(&n["name"])}</strong>
-            <span class="muted">{format!(" {} · {} free{}", text(&n["model"]), text(&n["free"]), if healthy { "" } else { " · out of service" })}</span>
+        <div class="node" class:down=!healthy data-node=n.name.clone()>
+            <strong>{n.name.clone()}</strong>
+            <span class="muted">{format!(" {} · {} free{}", n.model, n.free, if healthy { "" } else { " · out of service" })}</span>
             <div class="gpus">
-                {gpus.into_iter().enumerate().map(|(i, g)| {
-                    if g.is_null() {
-                        view! { <div class="gpu" title=format!("GPU {i}: free")></div> }.into_any()
-                    } else {
-                        let group = text(&g["group"]);
+                {n.gpus.into_iter().enumerate().map(|(i, g)| match g {
+                    None => view! { <div class="gpu" title=format!("GPU {i}: free")></div> }.into_any(),
+                    Some(g) => {
                         let title = format!(
-                            "GPU {i}: job {} ({}) of {group}, since {}, until {}",
-                            text(&g["job"]), text(&g["name"]), when(&g["since"]), when(&g["until"])
+                            "GPU {i}: job {} ({}) of {}, since {}, until {}",
+                            g.job, g.name, g.group, at(g.since), at_or_dash(g.until)
                         );
-                        let style = format!("background: {}", colour(&group));
+                        let style = format!("background: {}", colour(&g.group));
                         view! {
-                            <div class="gpu held" style=style title=title data-job=text(&g["job"])>
-                                {group.chars().next().map(|c| c.to_string()).unwrap_or_default()}
+                            <div class="gpu held" style=style title=title data-job=g.job.to_string()>
+                                {g.group.chars().next().map(|c| c.to_string()).unwrap_or_default()}
                             </div>
                         }.into_any()
                     }
@@ -95,27 +89,24 @@ fn node(n: Value) -> impl IntoView {
 #[component]
 pub fn QuotasPage() -> impl IntoView {
     let refresh = RwSignal::new(0);
-    let quotas = load(|| "/api/quotas".into(), refresh, Some(Duration::from_secs(10)));
+    let quotas = load::<QuotasView>(|| "/api/quotas".into(), refresh, Some(Duration::from_secs(10)));
     view! {
         <section>
             <h2>"Quotas: use against guarantee and monthly budget"</h2>
             {show(quotas, |v| {
-                let quotas = rows(v, "quotas");
-                if quotas.is_empty() {
+                if v.quotas.is_empty() {
                     return view! { <p class="empty">"No quotas yet."</p> }.into_any();
                 }
                 view! {
                     <table id="quotas">
                         <tr><th>"group"</th><th>"model"</th><th>"category"</th><th>"running / guaranteed"</th><th>"spent / budget (GPU-h)"</th></tr>
-                        {quotas.into_iter().map(|q| {
-                            let used = q["running_gpus"].as_f64().unwrap_or(0.0);
-                            let guaranteed = q["guaranteed"].as_f64().unwrap_or(0.0);
-                            let spent = q["spent_gpu_h"].as_f64().unwrap_or(0.0);
-                            let budget = q["budget_gpu_h"].as_f64();
+                        {v.quotas.iter().map(|q| {
+                            let (used, guaranteed) = (q.running_gpus, q.guaranteed);
+                            let (spent, budget) = (q.spent_gpu_h, q.budget_gpu_h);
                             view! {
                                 <tr>
-                                    <td>{text(&q["group"])}</td><td>{text(&q["model"])}</td><td>{text(&q["category"])}</td>
-                                    <td>{bar(used, guaranteed)}" "{format!("{used} / {guaranteed}")}</td>
+                                    <td>{q.group.clone()}</td><td>{q.model.clone()}</td><td>{q.category.clone()}</td>
+                                    <td>{bar(used as f64, guaranteed as f64)}" "{format!("{used} / {guaranteed}")}</td>
                                     <td>{bar(spent, budget.unwrap_or(0.0))}" "{format!("{spent:.1} / {}", budget.map_or("no budget".into(), |b| format!("{b:.0}")))}</td>
                                 </tr>
                             }

@@ -6,12 +6,10 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde_json::json;
-use tidepool_api::logs::LogRange;
-use tidepool_api::receipt::Receipt;
+use tidepool_api::{Cancelled, LogRange, Receipt};
 
 use crate::api;
-use crate::ui::{act, at, load_as, show_as, status_line};
+use crate::ui::{act, at, load, show, status_line};
 
 /// The most of a job's output the page keeps: the tail, like a terminal's scrollback.
 const KEPT: usize = 256 * 1024;
@@ -29,7 +27,7 @@ struct Output {
 pub fn JobPanel(job: RwSignal<Option<i64>>, changed: RwSignal<u32>) -> impl IntoView {
     let refresh = RwSignal::new(0);
     let status = RwSignal::new(None::<String>);
-    let receipt = load_as::<Receipt>(
+    let receipt = load::<Receipt>(
         move || format!("/api/jobs/{}", job.get().unwrap_or(0)),
         refresh,
         Some(Duration::from_secs(5)),
@@ -49,7 +47,7 @@ pub fn JobPanel(job: RwSignal<Option<i64>>, changed: RwSignal<u32>) -> impl Into
             }
             spawn_local(async move {
                 let path = format!("/api/jobs/{id}/log?offset={}&limit=65536", current.offset);
-                let next = match api::get_as::<LogRange>(&path).await {
+                let next = match api::get::<LogRange>(&path).await {
                     Ok(page) => append(current, &page),
                     Err(e) => Output { error: Some(e), ..current },
                 };
@@ -64,7 +62,7 @@ pub fn JobPanel(job: RwSignal<Option<i64>>, changed: RwSignal<u32>) -> impl Into
         on_cleanup(move || handle.clear());
     }
     let cancel = move |id: i64| {
-        act("POST", format!("/api/jobs/{id}/cancel"), json!({}), status, refresh);
+        act(api::post_empty::<Cancelled>(format!("/api/jobs/{id}/cancel")), status, refresh);
         changed.update(|n| *n += 1);
     };
     view! {
@@ -74,7 +72,7 @@ pub fn JobPanel(job: RwSignal<Option<i64>>, changed: RwSignal<u32>) -> impl Into
                 <button on:click=move |_| job.set(None)>"Close"</button>
             </div>
             {status_line(status)}
-            {show_as(receipt, move |r: &Receipt| {
+            {show(receipt, move |r: &Receipt| {
                 let id = r.id;
                 let live = !r.state.is_done();
                 view! {

@@ -2,18 +2,18 @@
 //! with a reason; active loans with their end; the borrower returns, the lender reclaims.
 
 use leptos::prelude::*;
-use serde_json::{Value, json};
+use tidepool_api::{Decision, GroupPage, Loan, LoanChanged, LoanPage, NewLoan, Role};
 
 use crate::api;
-use crate::ui::{act, load, rows, show, status_line, text, when};
+use crate::ui::{act, at, group_name, load, show, status_line};
 
 #[component]
 pub fn LoansPage() -> impl IntoView {
     let session = api::session();
     let refresh = RwSignal::new(0);
     let status = RwSignal::new(None::<String>);
-    let loans = load(|| "/api/loans".into(), refresh, None);
-    let groups = load(|| "/api/groups?limit=500".into(), refresh, None);
+    let loans = load::<LoanPage>(|| "/api/loans".into(), refresh, None);
+    let groups = load::<GroupPage>(|| "/api/groups?limit=500".into(), refresh, None);
     let (lender, gpus, hours, why, model) = (
         RwSignal::new(String::new()),
         RwSignal::new("4".to_string()),
@@ -25,45 +25,46 @@ pub fn LoansPage() -> impl IntoView {
     let ask = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let now = (js_sys::Date::now() / 1000.0) as i64;
-        let ends = now + hours.get().trim().parse::<i64>().unwrap_or(0) * 3600;
-        let body = json!({ "lender": lender.get(), "gpus": gpus.get().trim().parse::<u32>().unwrap_or(0),
-            "model": model.get(), "ends_at": ends, "why": why.get() });
-        act("POST", "/api/loans".into(), body, status, refresh);
+        let body = NewLoan {
+            lender: lender.get(),
+            borrower: None,
+            model: Some(model.get()),
+            gpus: gpus.get().trim().parse().unwrap_or(0),
+            ends_at: now + hours.get().trim().parse::<i64>().unwrap_or(0) * 3600,
+            why: why.get(),
+        };
+        act(api::post::<_, LoanChanged>("/api/loans".into(), body), status, refresh);
     };
     // My group's name, to know which loans I lend or borrow.
-    let my_group = move || {
-        let id = session.me.get().and_then(|m| m.group_id)?;
-        match groups.get() {
-            crate::ui::Load::Ready(v) => {
-                rows(&v, "groups").into_iter().find(|g| g["id"] == id).map(|g| text(&g["name"]))
-            }
-            _ => None,
-        }
-    };
-    let decide = move |l: &Value| {
-        let id = l["id"].as_i64().unwrap_or(0);
+    let my_group = move || group_name(groups, session.me.get().and_then(|m| m.group_id));
+    let decide = move |l: &Loan| {
+        let id = l.id;
         let role = session.role();
+        let admin = role == Some(Role::Admin);
         let lender_manager =
-            role == "admin" || (role == "manager" && my_group().as_deref() == l["lender"].as_str());
-        let borrower = role == "admin" || my_group().as_deref() == l["borrower"].as_str();
-        let state = text(&l["state"]);
-        let reason = move || {
-            if note.get().trim().is_empty() {
+            admin || (role == Some(Role::Manager) && my_group().as_deref() == Some(&l.lender));
+        let borrower = admin || (my_group().is_some() && my_group() == l.borrower);
+        let state = l.state.as_str();
+        let reason = move || Decision {
+            note: if note.get().trim().is_empty() {
                 "decided on the borrowing page".to_string()
             } else {
                 note.get()
-            }
+            },
+        };
+        let decision = move |verb: &str| {
+            act(api::post::<_, LoanChanged>(format!("/api/loans/{id}/{verb}"), reason()), status, refresh)
         };
         view! {
             {(lender_manager && state == "requested").then(|| view! {
-                <button class="primary approve" on:click=move |_| act("POST", format!("/api/loans/{id}/approve"), json!({ "note": reason() }), status, refresh)>"Approve"</button>
-                <button class="reject" on:click=move |_| act("POST", format!("/api/loans/{id}/reject"), json!({ "note": reason() }), status, refresh)>"Reject"</button>
+                <button class="primary approve" on:click=move |_| decision("approve")>"Approve"</button>
+                <button class="reject" on:click=move |_| decision("reject")>"Reject"</button>
             })}
             {(lender_manager && state == "active").then(|| view! {
-                <button on:click=move |_| act("POST", format!("/api/loans/{id}/reclaim"), json!({ "note": reason() }), status, refresh)>"Reclaim"</button>
+                <button on:click=move |_| decision("reclaim")>"Reclaim"</button>
             })}
             {(borrower && state == "active").then(|| view! {
-                <button on:click=move |_| act("POST", format!("/api/loans/{id}/return"), json!({}), status, refresh)>"Return"</button>
+                <button on:click=move |_| act(api::post_empty::<LoanChanged>(format!("/api/loans/{id}/return")), status, refresh)>"Return"</button>
             })}
         }
     };
@@ -74,7 +75,7 @@ pub fn LoansPage() -> impl IntoView {
                 {show(groups, move |v| view! {
                     <select name="lender" on:change=move |ev| lender.set(event_target_value(&ev))>
                         <option value="">"lender"</option>
-                        {rows(v, "groups").into_iter().map(|g| view! { <option value=text(&g["name"])>{text(&g["name"])}</option> }).collect_view()}
+                        {v.groups.iter().map(|g| view! { <option value=g.name.clone()>{g.name.clone()}</option> }).collect_view()}
                     </select>
                 })}
                 <input placeholder="GPUs" size="4" bind:value=gpus/>
@@ -89,21 +90,20 @@ pub fn LoansPage() -> impl IntoView {
             <h2>"Loans"</h2>
             <div class="row"><input placeholder="reason for a decision" bind:value=note/></div>
             {show(loans, move |v| {
-                let list = rows(v, "loans");
-                if list.is_empty() {
+                if v.loans.is_empty() {
                     return view! { <p class="empty">"No loans."</p> }.into_any();
                 }
                 view! {
                     <table id="loans">
                         <tr><th>"loan"</th><th>"lender → borrower"</th><th>"GPUs"</th><th>"ends"</th><th>"state"</th><th>"why / decision"</th><th></th></tr>
-                        {list.into_iter().map(|l| view! {
-                            <tr data-loan=text(&l["id"]) data-state=text(&l["state"])>
-                                <td>{text(&l["id"])}</td>
-                                <td>{format!("{} → {}", text(&l["lender"]), l["borrower"].as_str().unwrap_or("anyone"))}</td>
-                                <td>{format!("{} × {}", text(&l["gpus"]), text(&l["model"]))}</td>
-                                <td>{when(&l["ends_at"])}</td><td class="state">{text(&l["state"])}</td>
-                                <td>{text(&l["why"])}{l["decision"].as_str().map(|d| format!(" — {d}"))}</td>
-                                <td>{decide(&l)}</td>
+                        {v.loans.iter().map(|l| view! {
+                            <tr data-loan=l.id.to_string() data-state=l.state.clone()>
+                                <td>{l.id}</td>
+                                <td>{format!("{} → {}", l.lender, l.borrower.as_deref().unwrap_or("anyone"))}</td>
+                                <td>{format!("{} × {}", l.gpus, l.model)}</td>
+                                <td>{at(l.ends_at)}</td><td class="state">{l.state.clone()}</td>
+                                <td>{l.why.clone()}{l.decision.as_ref().map(|d| format!(" — {d}"))}</td>
+                                <td>{decide(l)}</td>
                             </tr>
                         }).collect_view()}
                     </table>

@@ -4,6 +4,7 @@
 
 mod api;
 mod cluster;
+mod events;
 mod job;
 mod loans;
 mod policies;
@@ -15,7 +16,7 @@ mod ui;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde_json::json;
+use tidepool_api::{Login, Logout, Role, Tokens, User};
 
 use api::Session;
 
@@ -60,10 +61,10 @@ impl Page {
     }
 
     /// Pages by role: policies for admins, reports for managers and admins.
-    fn for_role(self, role: &str) -> bool {
+    fn for_role(self, role: Option<Role>) -> bool {
         match self {
-            Page::Policies => role == "admin",
-            Page::Reports => role != "member",
+            Page::Policies => role == Some(Role::Admin),
+            Page::Reports => matches!(role, Some(Role::Admin | Role::Manager)),
             _ => true,
         }
     }
@@ -81,8 +82,8 @@ fn App() -> impl IntoView {
     // A stored token: find out who it belongs to (or that it expired).
     if session.token.get_untracked().is_some() {
         spawn_local(async move {
-            match api::get("/api/me").await {
-                Ok(me) => session.me.set(api::me_of(&me)),
+            match api::get::<User>("/api/me").await {
+                Ok(me) => session.me.set(Some(me)),
                 Err(_) => session.sign_out(),
             }
         });
@@ -97,7 +98,7 @@ fn App() -> impl IntoView {
                         let role = session.role();
                         Page::ALL
                             .into_iter()
-                            .filter(|p| p.for_role(&role))
+                            .filter(|p| p.for_role(role))
                             .map(|p| {
                                 view! {
                                     <button
@@ -113,7 +114,7 @@ fn App() -> impl IntoView {
                     }}
                 </nav>
                 <span class="who">
-                    {move || session.me.get().map(|m| format!("{} ({})", m.username, m.role))}
+                    {move || session.me.get().map(|m| format!("{} ({})", m.username, m.role.as_str()))}
                     " "
                     <button on:click=move |_| sign_out(session)>"Sign out"</button>
                 </span>
@@ -147,7 +148,7 @@ fn App() -> impl IntoView {
 /// copy of it survives (another tab, a proxy's log).
 fn sign_out(session: Session) {
     spawn_local(async move {
-        let _ = api::send("POST", "/api/auth/logout", json!({})).await;
+        let _ = api::post::<_, ()>("/api/auth/logout".into(), Logout::default()).await;
         session.sign_out();
     });
 }
@@ -160,10 +161,10 @@ fn Login() -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let body = json!({ "username": username.get(), "password": password.get() });
+        let body = Login { username: username.get(), password: password.get() };
         spawn_local(async move {
-            match api::send("POST", "/api/auth/login", body).await {
-                Ok(tokens) => session.sign_in(&tokens),
+            match api::post::<_, Tokens>("/api/auth/login".into(), body).await {
+                Ok(tokens) => session.sign_in(tokens),
                 Err(e) => error.set(Some(e)),
             }
         });

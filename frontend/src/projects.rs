@@ -3,10 +3,10 @@
 //! group's manager renews it before a critical job dies with it; managers grant new ones.
 
 use leptos::prelude::*;
-use serde_json::json;
+use tidepool_api::{GroupPage, NewProject, ProjectCreated, ProjectPage, Renew, Renewed, Role};
 
 use crate::api;
-use crate::ui::{Load, act, load, rows, show, status_line, text, when};
+use crate::ui::{act, at, group_name, load, show, status_line};
 
 const DAY_S: i64 = 86_400;
 
@@ -20,19 +20,13 @@ pub fn ProjectsPage() -> impl IntoView {
     let session = api::session();
     let refresh = RwSignal::new(0);
     let status = RwSignal::new(None::<String>);
-    let projects = load(|| "/api/projects?limit=500".into(), refresh, None);
-    let groups = load(|| "/api/groups?limit=500".into(), refresh, None);
+    let projects = load::<ProjectPage>(|| "/api/projects?limit=500".into(), refresh, None);
+    let groups = load::<GroupPage>(|| "/api/groups?limit=500".into(), refresh, None);
     // The signed-in manager's group, by name (projects name their group).
-    let my_group = move || match groups.get() {
-        Load::Ready(v) => {
-            let mine = session.me.get().and_then(|m| m.group_id);
-            rows(&v, "groups").into_iter().find(|g| g["id"].as_i64() == mine).map(|g| text(&g["name"]))
-        }
-        _ => None,
-    };
-    let manages = move |group: &str| match session.role().as_str() {
-        "admin" => true,
-        "manager" => my_group().as_deref() == Some(group),
+    let my_group = move || group_name(groups, session.me.get().and_then(|m| m.group_id));
+    let manages = move |group: &str| match session.role() {
+        Some(Role::Admin) => true,
+        Some(Role::Manager) => my_group().as_deref() == Some(group),
         _ => false,
     };
     let renew_days = RwSignal::new("90".to_string());
@@ -45,43 +39,45 @@ pub fn ProjectsPage() -> impl IntoView {
     );
     let create = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let mut body =
-            json!({ "name": name.get(), "class": class.get(), "expires_at": now_s() + days() * DAY_S });
-        if let Ok(c) = cap.get().trim().parse::<u32>() {
-            body["gpu_cap"] = json!(c);
-        }
-        if !group.get().trim().is_empty() {
-            body["group"] = json!(group.get().trim());
-        }
-        act("POST", "/api/projects".into(), body, status, refresh);
+        let body = NewProject {
+            name: name.get(),
+            group: Some(group.get().trim().to_string()).filter(|g| !g.is_empty()),
+            class: class.get(),
+            gpu_cap: cap.get().trim().parse().ok(),
+            expires_at: now_s() + days() * DAY_S,
+        };
+        act(api::post::<_, ProjectCreated>("/api/projects".into(), body), status, refresh);
     };
-    let is_admin = move || session.role() == "admin";
-    let may_grant = move || session.role() != "member";
+    let is_admin = move || session.role() == Some(Role::Admin);
+    let may_grant = move || session.role() != Some(Role::Member);
     view! {
         <section id="projects">
             <h2>"Projects and priority grants"</h2>
             {status_line(status)}
             <div class="row"><span class="muted">"Renew or grant for"</span><input size="4" bind:value=renew_days/><span class="muted">"days"</span></div>
             {show(projects, move |v| {
-                let list = rows(v, "projects");
-                if list.is_empty() {
+                if v.projects.is_empty() {
                     return view! { <p class="empty">"No projects yet."</p> }.into_any();
                 }
                 view! {
                     <table>
                         <tr><th>"project"</th><th>"group"</th><th>"class"</th><th>"GPUs running / cap"</th><th>"expires"</th><th>"granted by"</th><th></th></tr>
-                        {list.into_iter().map(|p| {
-                            let id = p["id"].as_i64().unwrap_or(0);
-                            let state = if p["expired"] == true { "expired" } else if p["expiring_soon"] == true { "expiring" } else { "granted" };
-                            let renewable = manages(&text(&p["group"]));
+                        {v.projects.iter().map(|p| {
+                            let id = p.id;
+                            let state = if p.expired { "expired" } else if p.expiring_soon { "expiring" } else { "granted" };
+                            let renewable = manages(&p.group);
+                            let renew = move |_| {
+                                let body = Renew { expires_at: now_s() + days() * DAY_S };
+                                act(api::post::<_, Renewed>(format!("/api/projects/{id}/renew"), body), status, refresh)
+                            };
                             view! {
-                                <tr data-project=text(&p["name"]) data-grant=state>
-                                    <td>{text(&p["name"])}</td><td>{text(&p["group"])}</td><td>{text(&p["class"])}</td>
-                                    <td>{format!("{} / {}", text(&p["running_gpus"]), if p["gpu_cap"].is_null() { "no cap".to_string() } else { text(&p["gpu_cap"]) })}</td>
-                                    <td class=state>{format!("{}{}", when(&p["expires_at"]), match state { "expired" => " (lapsed)", "expiring" => " (within a week)", _ => "" })}</td>
-                                    <td>{text(&p["granted_by"])}</td>
+                                <tr data-project=p.name.clone() data-grant=state>
+                                    <td>{p.name.clone()}</td><td>{p.group.clone()}</td><td>{p.class.clone()}</td>
+                                    <td>{format!("{} / {}", p.running_gpus, p.gpu_cap.map_or_else(|| "no cap".to_string(), |c| c.to_string()))}</td>
+                                    <td class=state>{format!("{}{}", at(p.expires_at), match state { "expired" => " (lapsed)", "expiring" => " (within a week)", _ => "" })}</td>
+                                    <td>{p.granted_by.clone()}</td>
                                     <td>{renewable.then(|| view! {
-                                        <button class="renew" on:click=move |_| act("POST", format!("/api/projects/{id}/renew"), json!({ "expires_at": now_s() + days() * DAY_S }), status, refresh)>"Renew"</button>
+                                        <button class="renew" on:click=renew>"Renew"</button>
                                     })}</td>
                                 </tr>
                             }

@@ -4,39 +4,34 @@
 use std::time::Duration;
 
 use leptos::prelude::*;
-use serde_json::{Value, json};
+use tidepool_api::{Cancelled, DryRun, GroupPage, JobPage, JobRow, Role, Submit, Submitted, TemplatePage};
 
 use crate::api;
 use crate::job::JobPanel;
-use crate::ui::{act, before_param, load, pager, rows, show, status_line, text, when};
+use crate::ui::{act, at, before_param, group_name, load, or_dash, pager, show, status_line};
 
 #[component]
 pub fn QueuePage() -> impl IntoView {
     let session = api::session();
     let refresh = RwSignal::new(0);
     let status = RwSignal::new(None::<String>);
-    let mine = load(|| "/api/jobs?mine=true&limit=50".into(), refresh, Some(Duration::from_secs(3)));
+    let mine =
+        load::<JobPage>(|| "/api/jobs?mine=true&limit=50".into(), refresh, Some(Duration::from_secs(3)));
     // The queue a page at a time, newest first: "Older" follows the page's `next`.
     let pending_before = RwSignal::new(None::<i64>);
-    let pending = load(
+    let pending = load::<JobPage>(
         move || format!("/api/jobs?state=pending&limit=200{}", before_param(pending_before)),
         refresh,
         Some(Duration::from_secs(3)),
     );
-    let templates = load(|| "/api/templates?limit=500".into(), refresh, None);
+    let templates = load::<TemplatePage>(|| "/api/templates?limit=500".into(), refresh, None);
     let receipt_of = RwSignal::new(None::<i64>);
-    let is_admin = move || session.role() == "admin";
+    let is_admin = move || session.role() == Some(Role::Admin);
     // A manager watches the whole group's running and waiting jobs.
-    let groups = load(|| "/api/groups?limit=500".into(), refresh, None);
-    let my_group = move || match groups.get() {
-        crate::ui::Load::Ready(v) => {
-            let mine = session.me.get().and_then(|m| m.group_id);
-            rows(&v, "groups").into_iter().find(|g| g["id"].as_i64() == mine).map(|g| text(&g["name"]))
-        }
-        _ => None,
-    };
-    let is_manager = move || session.role() == "manager";
-    let group_jobs = load(
+    let groups = load::<GroupPage>(|| "/api/groups?limit=500".into(), refresh, None);
+    let my_group = move || group_name(groups, session.me.get().and_then(|m| m.group_id));
+    let is_manager = move || session.role() == Some(Role::Manager);
+    let group_jobs = load::<JobPage>(
         move || match my_group() {
             Some(g) if is_manager() => format!("/api/jobs?group={g}&limit=100"),
             _ => "/api/jobs?mine=true&limit=1".into(),
@@ -56,65 +51,51 @@ pub fn QueuePage() -> impl IntoView {
     );
     // The job the form describes, for a submission or a dry run.
     let spec = move || {
-        let mut body = json!({
-            "name": name.get(), "command": command.get(),
-            "gpus": gpus.get().trim().parse::<u32>().unwrap_or(0), "class": class.get(),
-        });
-        if !project.get().trim().is_empty() {
-            body["project"] = json!(project.get().trim());
+        let given = |s: RwSignal<String>| Some(s.get().trim().to_string()).filter(|s| !s.is_empty());
+        Submit {
+            name: Some(name.get()),
+            command: Some(command.get()),
+            gpus: Some(gpus.get().trim().parse().unwrap_or(0)),
+            class: Some(class.get()),
+            project: given(project),
+            group: given(group),
+            ..Submit::default()
         }
-        if !group.get().trim().is_empty() {
-            body["group"] = json!(group.get().trim());
-        }
-        body
     };
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        act("POST", "/api/jobs".into(), spec(), status, refresh);
+        act(api::post::<_, Submitted>("/api/jobs".into(), spec()), status, refresh);
     };
     // The dry run (O6): the same form, planned now, nothing written.
     let rehearsal = RwSignal::new(None::<String>);
     let dry_run = move |_| {
         let body = spec();
         leptos::task::spawn_local(async move {
-            rehearsal.set(Some(match api::send("POST", "/api/jobs/dry-run", body).await {
-                Ok(r) if r["would"] == "start" => {
-                    let on: Vec<String> =
-                        rows(&r, "nodes").iter().map(|n| format!("{} GPUs {}", text(&n[0]), n[1])).collect();
-                    format!("Would start now on {}: {}", on.join(", "), text(&r["why"]))
-                }
-                Ok(r) => format!(
-                    "Would wait at place {}: {}{}",
-                    text(&r["position"]),
-                    text(&r["why"]),
-                    r["estimated_start"]
-                        .as_i64()
-                        .map(|_| format!("; estimated start {}", when(&r["estimated_start"])))
-                        .unwrap_or_default()
-                ),
+            let answer = api::post::<_, DryRun>("/api/jobs/dry-run".into(), body).await;
+            rehearsal.set(Some(match answer {
+                Ok(r) => rehearsed(&r),
                 Err(e) => e,
             }));
         });
     };
-    let jobs_table = move |v: &Value, cancel: bool| {
-        let jobs = rows(v, "jobs");
+    let jobs_table = move |jobs: &[&JobRow], cancel: bool| {
         if jobs.is_empty() {
             return view! { <p class="empty">"No jobs."</p> }.into_any();
         }
         view! {
             <table>
                 <tr><th>"job"</th><th>"group"</th><th>"GPUs"</th><th>"state"</th><th>"place"</th><th>"why"</th><th>"estimated start"</th><th></th></tr>
-                {jobs.into_iter().map(|j| {
-                    let id = j["id"].as_i64().unwrap_or(0);
-                    let live = j["state"] == "pending" || j["state"] == "running";
+                {jobs.iter().map(|j| {
+                    let id = j.id;
+                    let live = !j.state.is_done();
                     view! {
-                        <tr data-job=id.to_string() data-state=text(&j["state"])>
-                            <td><a href="#" on:click=move |ev| { ev.prevent_default(); receipt_of.set(Some(id)); }>{format!("{id} {}", text(&j["name"]))}</a></td>
-                            <td>{text(&j["group"])}</td><td>{text(&j["gpus"])}</td><td class="state">{text(&j["state"])}</td>
-                            <td>{text(&j["position"])}</td><td>{text(&j["reason"])}</td>
-                            <td>{if j["estimated_start"].is_null() { String::new() } else { when(&j["estimated_start"]) }}</td>
+                        <tr data-job=id.to_string() data-state=j.state.as_str()>
+                            <td><a href="#" on:click=move |ev| { ev.prevent_default(); receipt_of.set(Some(id)); }>{format!("{id} {}", j.name)}</a></td>
+                            <td>{j.group.clone()}</td><td>{j.gpus}</td><td class="state">{j.state.as_str()}</td>
+                            <td>{j.position.map_or_else(|| "—".to_string(), |p| p.to_string())}</td><td>{or_dash(j.reason.as_deref())}</td>
+                            <td>{j.estimated_start.map(at).unwrap_or_default()}</td>
                             <td>{(cancel && live).then(|| view! {
-                                <button on:click=move |_| act("POST", format!("/api/jobs/{id}/cancel"), json!({}), status, refresh)>"Cancel"</button>
+                                <button on:click=move |_| act(api::post_empty::<Cancelled>(format!("/api/jobs/{id}/cancel")), status, refresh)>"Cancel"</button>
                             })}</td>
                         </tr>
                     }
@@ -127,20 +108,21 @@ pub fn QueuePage() -> impl IntoView {
             <h2>"Launch a template"</h2>
             {status_line(status)}
             {show(templates, move |v| {
-                let usable: Vec<Value> = rows(v, "templates").into_iter().filter(|t| t["usable"] == true).collect();
+                let usable: Vec<_> = v.templates.iter().filter(|t| t.usable).collect();
                 if usable.is_empty() {
                     return view! { <p class="empty">"No template your group may use."</p> }.into_any();
                 }
                 view! {
                     <div class="row" id="launch">
                         {usable.into_iter().map(|t| {
-                            let id = t["id"].as_i64().unwrap_or(0);
-                            let label = format!("{} ({} × {})", text(&t["name"]), text(&t["gpus"]), text(&t["model"]));
+                            let launch = Submit { template: Some(t.id), ..Submit::default() };
+                            let owner = t.group.clone();
+                            let label = format!("{} ({} × {})", t.name, t.gpus, t.model);
                             view! {
-                                <button class="primary" data-template=text(&t["name"]) on:click=move |_| {
-                                    let mut body = json!({ "template": id });
-                                    if is_admin() { body["group"] = t["group"].clone(); }
-                                    act("POST", "/api/jobs".into(), body, status, refresh)
+                                <button class="primary" data-template=t.name.clone() on:click=move |_| {
+                                    // Admins belong to no group: they launch for the owner.
+                                    let body = Submit { group: is_admin().then(|| owner.clone()), ..launch.clone() };
+                                    act(api::post::<_, Submitted>("/api/jobs".into(), body), status, refresh)
                                 }>{format!("Launch {label}")}</button>
                             }
                         }).collect_view()}
@@ -164,14 +146,14 @@ pub fn QueuePage() -> impl IntoView {
             </form>
             <p id="dry-run">{move || rehearsal.get()}</p>
         </section>
-        <section id="my-jobs"><h2>"My jobs"</h2>{show(mine, move |v| jobs_table(v, true))}</section>
-        <section id="pending"><h2>"Waiting, in dispatch order"</h2>{show(pending, move |v| jobs_table(v, false))}{pager(pending, pending_before)}</section>
+        <section id="my-jobs"><h2>"My jobs"</h2>{show(mine, move |v| jobs_table(&all(v), true))}</section>
+        <section id="pending"><h2>"Waiting, in dispatch order"</h2>{show(pending, move |v| jobs_table(&all(v), false))}{pager(pending, |p| p.next, pending_before)}</section>
         <Show when=is_manager>
             <section id="group-jobs">
                 <h2>{move || format!("{}'s running and waiting jobs", my_group().unwrap_or_default())}</h2>
                 {show(group_jobs, move |v| {
-                    let live: Vec<Value> = rows(v, "jobs").into_iter().filter(|j| j["state"] == "pending" || j["state"] == "running").collect();
-                    jobs_table(&json!({ "jobs": live }), true)
+                    let live: Vec<_> = v.jobs.iter().filter(|j| !j.state.is_done()).collect();
+                    jobs_table(&live, true)
                 })}
             </section>
         </Show>
@@ -179,4 +161,20 @@ pub fn QueuePage() -> impl IntoView {
             <JobPanel job=receipt_of changed=refresh/>
         </Show>
     }
+}
+
+/// Every job of a page, for the job tables.
+fn all(page: &JobPage) -> Vec<&JobRow> {
+    page.jobs.iter().collect()
+}
+
+/// A dry run in words: where the job would start now, or its place and reason in the
+/// queue with its estimated start.
+fn rehearsed(r: &DryRun) -> String {
+    if r.would == "start" {
+        let on: Vec<String> = r.nodes.iter().map(|(node, gpus)| format!("{node} GPUs {gpus:?}")).collect();
+        return format!("Would start now on {}: {}", on.join(", "), r.why);
+    }
+    let start = r.estimated_start.map(|t| format!("; estimated start {}", at(t))).unwrap_or_default();
+    format!("Would wait at place {}: {}{start}", r.position, r.why)
 }

@@ -2,8 +2,10 @@
 //! Reports (managers): the page, whose figures arrive with the reports work.
 
 use leptos::prelude::*;
+use tidepool_api::{ArchivePage, Receipt};
 
-use crate::ui::{before_param, load, pager, rows, show, text, when};
+use crate::events::Events;
+use crate::ui::{at, before_param, load, or_dash, pager, show};
 
 #[component]
 pub fn RecordsPage() -> impl IntoView {
@@ -14,7 +16,7 @@ pub fn RecordsPage() -> impl IntoView {
     let query = RwSignal::new(String::new());
     // Both lists are newest first, a page at a time: "Older" follows the page's `next`.
     let (events_before, archive_before) = (RwSignal::new(None::<i64>), RwSignal::new(None::<i64>));
-    let events = load(
+    let events = load::<Events>(
         move || {
             let k = kind.get();
             let page = before_param(events_before);
@@ -32,14 +34,14 @@ pub fn RecordsPage() -> impl IntoView {
         kind.track();
         events_before.set(None);
     });
-    let archive = load(
+    let archive = load::<ArchivePage>(
         move || format!("/api/archive?limit=100{}{}", query.get(), before_param(archive_before)),
         refresh,
         None,
     );
     let job_id = RwSignal::new(String::new());
     let shown = RwSignal::new(None::<i64>);
-    let receipt = load(move || format!("/api/jobs/{}", shown.get().unwrap_or(0)), refresh, None);
+    let receipt = load::<Receipt>(move || format!("/api/jobs/{}", shown.get().unwrap_or(0)), refresh, None);
     let search = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let mut q = String::new();
@@ -61,25 +63,24 @@ pub fn RecordsPage() -> impl IntoView {
                 <button class="primary" type="submit">"Search"</button>
             </form>
             {show(archive, |v| {
-                let jobs = rows(v, "jobs");
-                if jobs.is_empty() {
+                if v.jobs.is_empty() {
                     return view! { <p class="empty">"Nothing archived matches."</p> }.into_any();
                 }
                 view! {
                     <table id="archive">
                         <tr><th>"job"</th><th>"group"</th><th>"state"</th><th>"submitted"</th><th>"GPU-h"</th><th>"tags"</th></tr>
-                        {jobs.into_iter().map(|j| view! {
+                        {v.jobs.iter().map(|j| view! {
                             <tr>
-                                <td>{format!("{} {}", text(&j["id"]), text(&j["name"]))}</td><td>{text(&j["group"])}</td>
-                                <td>{text(&j["state"])}</td><td>{when(&j["submitted_at"])}</td>
-                                <td>{format!("{:.1}", j["gpu_s"].as_f64().unwrap_or(0.0) / 3600.0)}</td>
-                                <td>{j["tags"].as_array().map(|t| t.iter().map(text).collect::<Vec<_>>().join(", ")).unwrap_or_default()}</td>
+                                <td>{format!("{} {}", j.id, j.name)}</td><td>{j.group.clone()}</td>
+                                <td>{j.state.clone()}</td><td>{at(j.submitted_at)}</td>
+                                <td>{format!("{:.1}", j.gpu_s as f64 / 3600.0)}</td>
+                                <td>{j.tags.join(", ")}</td>
                             </tr>
                         }).collect_view()}
                     </table>
                 }.into_any()
             })}
-            {pager(archive, archive_before)}
+            {pager(archive, |p| p.next, archive_before)}
         </section>
         <section>
             <h2>"A job's dispatch receipt"</h2>
@@ -89,10 +90,10 @@ pub fn RecordsPage() -> impl IntoView {
             </form>
             <Show when=move || shown.get().is_some()>
                 {show(receipt, |r| view! {
-                    <p>{format!("job {} {} of {} — {} GPUs, {}", text(&r["id"]), text(&r["name"]), text(&r["group"]), text(&r["gpus"]), text(&r["state"]))}</p>
+                    <p>{format!("job {} {} of {} — {} GPUs, {}", r.id, r.name, r.group, r.gpus, r.state)}</p>
                     <table id="receipt">
-                        {rows(r, "events").into_iter().map(|e| view! {
-                            <tr><td>{when(&e["at"])}</td><td>{text(&e["kind"])}</td><td>{text(&e["message"])}</td><td class="muted">{text(&e["policy"])}</td></tr>
+                        {r.events.iter().map(|e| view! {
+                            <tr><td>{at(e.at)}</td><td>{e.kind.clone()}</td><td>{e.message.clone()}</td><td class="muted">{or_dash(e.policy.as_deref())}</td></tr>
                         }).collect_view()}
                     </table>
                 })}
@@ -102,19 +103,18 @@ pub fn RecordsPage() -> impl IntoView {
             <h2>"Event log"</h2>
             <div class="row"><input placeholder="kind (placed, loan-active, …)" bind:value=kind/></div>
             {show(events, |v| {
-                let list = rows(v, "events");
-                if list.is_empty() {
+                if v.events.is_empty() {
                     return view! { <p class="empty">"No events."</p> }.into_any();
                 }
                 view! {
                     <table id="events">
-                        {list.into_iter().map(|e| view! {
-                            <tr><td>{when(&e["at"])}</td><td>{text(&e["kind"])}</td><td>{text(&e["actor"])}</td><td>{text(&e["message"])}</td></tr>
+                        {v.events.iter().map(|e| view! {
+                            <tr><td>{at(e.at)}</td><td>{e.kind.clone()}</td><td>{or_dash(e.actor.as_deref())}</td><td>{e.message.clone()}</td></tr>
                         }).collect_view()}
                     </table>
                 }.into_any()
             })}
-            {pager(events, events_before)}
+            {pager(events, |p| p.next, events_before)}
         </section>
     }
 }

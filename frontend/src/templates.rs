@@ -1,19 +1,24 @@
 //! Templates (T1–T3): the frozen job shapes groups share; create one, grant it to another
 //! group (its manager), retire a stale one (usage counts say which).
 
+use std::collections::BTreeMap;
+
 use leptos::prelude::*;
-use serde_json::json;
+use tidepool_api::{
+    GroupPage, NewTemplate, Role, Template, TemplateCreated, TemplateGrant, TemplateGranted, TemplatePage,
+    TemplateRetire, TemplateRetired,
+};
 
 use crate::api;
-use crate::ui::{act, load, rows, show, status_line, text, when};
+use crate::ui::{act, at_or_dash, load, show, status_line};
 
 #[component]
 pub fn TemplatesPage() -> impl IntoView {
     let session = api::session();
     let refresh = RwSignal::new(0);
     let status = RwSignal::new(None::<String>);
-    let templates = load(|| "/api/templates?limit=500".into(), refresh, None);
-    let groups = load(|| "/api/groups?limit=500".into(), refresh, None);
+    let templates = load::<TemplatePage>(|| "/api/templates?limit=500".into(), refresh, None);
+    let groups = load::<GroupPage>(|| "/api/groups?limit=500".into(), refresh, None);
     // Every field a template freezes (T1): shape, class, category, topology, time limit,
     // image, command and environment.
     let (name, image, command, gpus) = (
@@ -33,48 +38,63 @@ pub fn TemplatesPage() -> impl IntoView {
     let grant_to = RwSignal::new(String::new());
     let create = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let mut body = json!({ "name": name.get(), "image": image.get(), "command": command.get(),
-            "gpus": gpus.get().trim().parse::<u32>().unwrap_or(0), "model": model.get(),
-            "category": category.get(), "class": class.get(), "topology": topology.get(),
-            "checkpointable": checkpointable.get(), "env": env_of(&env.get()) });
-        if let Ok(h) = hours.get().trim().parse::<f64>() {
-            body["time_limit_s"] = json!((h * 3600.0).round() as u64);
-        }
-        act("POST", "/api/templates".into(), body, status, refresh);
+        let body = NewTemplate {
+            name: name.get(),
+            group: None,
+            category: Some(category.get()),
+            class: Some(class.get()),
+            gpus: gpus.get().trim().parse().unwrap_or(0),
+            model: Some(model.get()),
+            topology: Some(topology.get()),
+            time_limit_s: hours.get().trim().parse::<f64>().ok().map(|h| (h * 3600.0).round() as u64),
+            checkpointable: Some(checkpointable.get()),
+            // Empty: the node's sandbox, as the server reads an absent image.
+            image: Some(image.get()).filter(|i| !i.trim().is_empty()),
+            command: command.get(),
+            env: env_of(&env.get()),
+        };
+        act(api::post::<_, TemplateCreated>("/api/templates".into(), body), status, refresh);
     };
     // Managers manage their own group's templates; admins every group's.
     let manages = move |owner: i64| {
         session
             .me
             .get()
-            .is_some_and(|m| m.role == "admin" || (m.role == "manager" && m.group_id == Some(owner)))
+            .is_some_and(|m| m.role == Role::Admin || (m.role == Role::Manager && m.group_id == Some(owner)))
     };
     view! {
         <section>
             <h2>"Templates"</h2>
             {status_line(status)}
             {show(templates, move |v| {
-                let list = rows(v, "templates");
-                if list.is_empty() {
+                if v.templates.is_empty() {
                     return view! { <p class="empty">"No templates yet."</p> }.into_any();
                 }
                 view! {
                     <table id="templates">
                         <tr><th>"name"</th><th>"owner"</th><th>"frozen shape"</th><th>"used"</th><th>"granted to"</th><th></th></tr>
-                        {list.into_iter().map(|t| {
-                            let id = t["id"].as_i64().unwrap_or(0);
-                            let retired = !t["retired_at"].is_null();
-                            let mine = manages(t["group_id"].as_i64().unwrap_or(-1));
+                        {v.templates.iter().map(|t| {
+                            let id = t.id;
+                            let retired = t.retired_at.is_some();
+                            let mine = manages(t.group_id);
+                            let grant = move |_| {
+                                let body = TemplateGrant { group: grant_to.get() };
+                                act(api::post::<_, TemplateGranted>(format!("/api/templates/{id}/grants"), body), status, refresh)
+                            };
+                            let retire = move |_| {
+                                let body = TemplateRetire { reason: "retired in the review".into() };
+                                act(api::post::<_, TemplateRetired>(format!("/api/templates/{id}/retire"), body), status, refresh)
+                            };
                             view! {
-                                <tr data-template=text(&t["name"])>
-                                    <td>{text(&t["name"])}{retired.then_some(" (retired)")}</td>
-                                    <td>{text(&t["group"])}</td>
-                                    <td>{shape(&t)}</td>
-                                    <td>{format!("{} times, last {}", text(&t["uses"]), when(&t["last_used_at"]))}</td>
-                                    <td>{t["granted_to"].as_array().map(|g| g.iter().map(text).collect::<Vec<_>>().join(", ")).unwrap_or_default()}</td>
+                                <tr data-template=t.name.clone()>
+                                    <td>{t.name.clone()}{retired.then_some(" (retired)")}</td>
+                                    <td>{t.group.clone()}</td>
+                                    <td>{shape(t)}</td>
+                                    <td>{format!("{} times, last {}", t.uses, at_or_dash(t.last_used_at))}</td>
+                                    <td>{t.granted_to.join(", ")}</td>
                                     <td>{(mine && !retired).then(|| view! {
-                                        <button on:click=move |_| act("POST", format!("/api/templates/{id}/grants"), json!({ "group": grant_to.get() }), status, refresh)>"Grant to selected group"</button>
-                                        <button on:click=move |_| act("POST", format!("/api/templates/{id}/retire"), json!({ "reason": "retired in the review" }), status, refresh)>"Retire"</button>
+                                        <button on:click=grant>"Grant to selected group"</button>
+                                        <button on:click=retire>"Retire"</button>
                                     })}</td>
                                 </tr>
                             }
@@ -87,7 +107,7 @@ pub fn TemplatesPage() -> impl IntoView {
                 {show(groups, move |v| view! {
                     <select on:change=move |ev| grant_to.set(event_target_value(&ev))>
                         <option value="">"choose a group"</option>
-                        {rows(v, "groups").into_iter().map(|g| view! { <option value=text(&g["name"])>{text(&g["name"])}</option> }).collect_view()}
+                        {v.groups.iter().map(|g| view! { <option value=g.name.clone()>{g.name.clone()}</option> }).collect_view()}
                     </select>
                 })}
             </div>
@@ -121,40 +141,31 @@ fn choice(value: RwSignal<String>, options: &'static [&'static str]) -> impl Int
     }
 }
 
-/// `KEY=VALUE` lines as an object; blank lines are skipped, and the server checks the names.
-fn env_of(lines: &str) -> serde_json::Value {
-    let vars: serde_json::Map<String, serde_json::Value> = lines
+/// `KEY=VALUE` lines as variables; blank lines are skipped, and the server checks the names.
+fn env_of(lines: &str) -> BTreeMap<String, String> {
+    lines
         .lines()
         .filter_map(|l| l.split_once('='))
-        .map(|(k, v)| (k.trim().to_string(), json!(v)))
+        .map(|(k, v)| (k.trim().to_string(), v.to_string()))
         .filter(|(k, _)| !k.is_empty())
-        .collect();
-    serde_json::Value::Object(vars)
+        .collect()
 }
 
 /// What a template freezes, in one line: GPUs and topology, class and category, time
 /// limit, checkpointing, image, and the environment (values only for the owning group).
-fn shape(t: &serde_json::Value) -> String {
-    let limit = t["time_limit_s"]
-        .as_i64()
-        .map(|s| format!("{} h", s as f64 / 3600.0))
-        .unwrap_or_else(|| "no limit".into());
-    let image = match text(&t["image"]).as_str() {
-        "" | "—" => "the node's sandbox".to_string(),
-        i => i.to_string(),
-    };
-    let env: Vec<String> = t["env"]
-        .as_object()
-        .map(|o| o.iter().map(|(k, v)| format!("{k}={}", text(v))).collect())
-        .unwrap_or_default();
+fn shape(t: &Template) -> String {
+    let limit =
+        t.time_limit_s.map(|s| format!("{} h", s as f64 / 3600.0)).unwrap_or_else(|| "no limit".into());
+    let image = if t.image.is_empty() { "the node's sandbox" } else { &t.image };
+    let env: Vec<String> = t.env.iter().flatten().map(|(k, v)| format!("{k}={v}")).collect();
     format!(
         "{} × {} {}, {} {}, {limit}, {}, {image}{}",
-        text(&t["gpus"]),
-        text(&t["model"]),
-        text(&t["topology"]),
-        text(&t["class"]),
-        text(&t["category"]),
-        if t["checkpointable"] == true { "checkpoints" } else { "no checkpoints" },
+        t.gpus,
+        t.model,
+        t.topology,
+        t.class,
+        t.category,
+        if t.checkpointable { "checkpoints" } else { "no checkpoints" },
         if env.is_empty() { String::new() } else { format!(", env {}", env.join(" ")) }
     )
 }

@@ -251,6 +251,42 @@ try {
     assert.deepEqual([t.gpus, t.category, t.class, t.topology, t.time_limit_s], [4, 'inference', 'batch', 'same-node', 7200]);
     assert.deepEqual(t.env, { WANDB_MODE: 'offline', HF_HOME: '/data/hf' });
   });
+
+  // Every page reads the server's answers as the API's types (issue 11): a real server's
+  // answers load on every page of every role (V1, Q1, A2, D2 among them), with no
+  // decoding error anywhere.
+  await flow("every page reads a real server's answers as the API's types", async () => {
+    for (const [user, password] of [['admin', 'admin-pw'], ['vision-lead', 'demo-password'], ['vision-dev', 'demo-password']]) {
+      const p = await signIn(user, password);
+      for (const title of await pages(p)) {
+        await go(p, title);
+        await p.waitForSelector(`nav button.on[data-page="${title}"]`);
+        await until(`${title} to load for ${user}`, async () => (await p.locator('main p.muted:has-text("Loading…")').count()) === 0);
+        const errors = await p.locator('main .error').allTextContents();
+        assert.deepEqual(errors.filter((e) => e.trim()), [], `${title} for ${user}`);
+      }
+    }
+    const a = await signIn('admin', 'admin-pw');
+    await go(a, 'Quotas');
+    await a.waitForSelector('#quotas tr >> nth=1'); // the demo quotas, under the header
+    await go(a, 'Records');
+    await a.waitForSelector('#events tr');
+    await a.fill('input[placeholder="job id"]', job);
+    await a.click('form:has(input[placeholder="job id"]) button[type=submit]');
+    await a.waitForSelector(`#receipt tr:has-text("placed")`);
+  });
+
+  await flow('a field the server renamed is an error on the page, never a blank', async () => {
+    const a = await signIn('admin', 'admin-pw');
+    const real = await api('GET', '/api/quotas', admin);
+    const drifted = real.body.quotas.map(({ guaranteed, ...rest }) => ({ ...rest, guaranteed_gpus: guaranteed }));
+    await a.route('**/api/quotas', (route) => route.fulfill({
+      status: 200, contentType: 'application/json', body: JSON.stringify({ quotas: drifted }),
+    }));
+    await go(a, 'Quotas');
+    await a.waitForSelector('main .error:has-text("unexpected answer from /api/quotas")');
+    assert.equal(await a.locator('#quotas').count(), 0, 'no table of blanks');
+  });
 } finally {
   if (browser) await browser.close();
 }
