@@ -11,13 +11,11 @@ use tidepool_api::changes::{Change, ChangePage, ChangeProposed, ChangeReviewed, 
 use crate::access::{AccessError, group_named, require_admin};
 use crate::input::{Invalid, one_of, text};
 use crate::jobs::CATEGORIES;
+use crate::jobs::spec::DEFAULT_MODEL;
 use crate::store::events::record;
 use crate::store::listing::{Filters, Keyed, Order, Page};
 use crate::store::users::User;
 use crate::store::{Store, StoreError};
-
-/// The model a proposal names when it names none.
-const DEFAULT_MODEL: &str = "A100-80G";
 
 /// Why a change was not proposed, applied or rejected.
 #[derive(Debug, thiserror::Error)]
@@ -100,8 +98,8 @@ pub async fn propose_quota(
 ) -> Result<ChangeProposed, ChangeError> {
     require_admin(user, "change quotas")?;
     group_named(store, &body.group).await?;
-    let model = body.model.as_deref().unwrap_or(DEFAULT_MODEL);
-    text(model, "model", 64)?;
+    // Trimmed, so " A100-80G" sets the A100-80G quota rather than a row of its own.
+    let model = text(body.model.as_deref().unwrap_or(DEFAULT_MODEL), "model", 64)?;
     one_of(&body.category, CATEGORIES, "category")?;
     let why = text(&body.why, "why", 500)?;
     if body.budget_gpu_h.is_some_and(|b| !b.is_finite() || b < 0.0) {

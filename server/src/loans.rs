@@ -12,6 +12,7 @@ use tidepool_api::loans::{Loan, LoanChanged, LoanPage, NewLoan};
 
 use crate::access::{AccessError, acting_group, belongs, group_named, manages, require_manager};
 use crate::input::{Invalid, text};
+use crate::jobs::spec::DEFAULT_MODEL;
 use crate::store::events::record;
 use crate::store::listing::{Filters, Keyed, Order, Page};
 use crate::store::users::User;
@@ -19,8 +20,6 @@ use crate::store::{Store, StoreError};
 
 /// The longest a loan may run: a year.
 const LONGEST_S: i64 = 366 * 86_400;
-/// The model asked for when a request names none.
-const DEFAULT_MODEL: &str = "A100-80G";
 
 /// Why a loan was not made or moved.
 #[derive(Debug, thiserror::Error)]

@@ -114,7 +114,8 @@ async fn an_offer_is_active_at_once_and_lists_as_expired_after_its_end() {
 fn quota(guaranteed: u32) -> QuotaChange {
     QuotaChange {
         group: "speech".into(),
-        model: None,
+        // Padded: the quota set is still the A100-80G row, not one of its own.
+        model: Some(" A100-80G ".into()),
         category: "training".into(),
         guaranteed,
         borrow_limit: None,
@@ -124,7 +125,7 @@ fn quota(guaranteed: u32) -> QuotaChange {
     }
 }
 
-// B2, A4: the setting is stored without its reason (which lives in the summary), the
+// B2, A4, Q1: the setting is stored without its reason (which lives in the summary), the
 // proposer cannot apply it, a second admin does once, and a late review is refused.
 #[tokio::test]
 async fn a_quota_change_is_applied_once_by_a_second_admin() {

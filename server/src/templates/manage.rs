@@ -9,6 +9,7 @@ use tidepool_api::templates::{NewTemplate, TemplateCreated, TemplateGranted, Tem
 
 use crate::access::{AccessError, acting_group, require_manager};
 use crate::input::{Invalid, filter, text};
+use crate::jobs::spec::DEFAULT_MODEL;
 use crate::jobs::{Spec, sandbox, validate};
 use crate::limits::{Bounds, Limited, known_model, template_cap};
 use crate::store::events::record;
@@ -76,7 +77,7 @@ fn spec_of(body: &NewTemplate) -> Result<Spec, Invalid> {
         name: text(&body.name, "name", 100)?.to_string(),
         command: body.command.clone(),
         gpus: i64::from(body.gpus),
-        model: or(&body.model, "A100-80G"),
+        model: or(&body.model, DEFAULT_MODEL),
         category: or(&body.category, "training"),
         class: or(&body.class, "normal"),
         topology: or(&body.topology, "any"),
