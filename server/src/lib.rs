@@ -14,6 +14,8 @@
 
 /// Who acts for which group (Q6): the rule every domain service asks.
 pub mod access;
+/// Accounts and groups: who may create them, and the lists everyone reads (V3).
+pub mod accounts;
 /// `tidepool admin`: users and groups from the shell.
 pub mod admin;
 /// `tidepool agent`: a node's jobs, run as the server says.
@@ -32,6 +34,8 @@ pub mod bench_server;
 pub mod bench_templates;
 /// Civil dates in UTC: archive years, budget months.
 pub mod calendar;
+/// Configuration changes under two-person review (B2): quota proposals and their reviews.
+pub mod changes;
 /// Command-line flags of every subcommand.
 pub mod cli;
 /// `tidepool login`, `submit`, `queue`, `logs`…: the command line for researchers.
@@ -50,6 +54,8 @@ pub mod input;
 pub mod jobs;
 /// Bounded work per request: pending jobs, active templates, known models, dry runs.
 pub mod limits;
+/// Loans between groups (B1): requests, offers, decisions, returns and reclaims.
+pub mod loans;
 /// What the server asks of the operating system (its open-file limit).
 pub mod os;
 /// The WebAssembly policy host (wasmtime): sandbox, fallbacks, versions.

@@ -97,6 +97,8 @@ impl From<TemplateError> for ApiError {
             TemplateError::NoSuchTemplate(_) => ApiError::NotFound(e.to_string()),
             TemplateError::Retired(_) | TemplateError::RetiredAlready(_) => ApiError::Conflict(e.to_string()),
             TemplateError::NoSuchGroup(_) | TemplateError::OwnGroup => ApiError::Unprocessable(e.to_string()),
+            TemplateError::Access(e) => e.into(),
+            TemplateError::Limited(e) => e.into(),
             TemplateError::Invalid(e) => e.into(),
             TemplateError::Store(e) => e.into(),
         }
@@ -108,6 +110,60 @@ impl From<Limited> for ApiError {
         match e {
             Limited::Over(_) => ApiError::Unprocessable(e.to_string()),
             Limited::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<crate::loans::LoanError> for ApiError {
+    fn from(e: crate::loans::LoanError) -> Self {
+        use crate::loans::LoanError;
+        match e {
+            LoanError::NoSuchLoan(_) => ApiError::NotFound(e.to_string()),
+            LoanError::MovedOn { .. } => ApiError::Conflict(e.to_string()),
+            LoanError::NotBorrower => ApiError::Forbidden(e.to_string()),
+            LoanError::OwnGroup => ApiError::Unprocessable(e.to_string()),
+            LoanError::Access(e) => e.into(),
+            LoanError::Invalid(e) => e.into(),
+            LoanError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<crate::changes::ChangeError> for ApiError {
+    fn from(e: crate::changes::ChangeError) -> Self {
+        use crate::changes::ChangeError;
+        match e {
+            ChangeError::NoSuchChange(_) => ApiError::NotFound(e.to_string()),
+            ChangeError::SecondAdmin { .. } => ApiError::Forbidden(e.to_string()),
+            ChangeError::Reviewed { .. } => ApiError::Conflict(e.to_string()),
+            // The records are at fault: logged, never shown.
+            ChangeError::Unreadable { .. } => ApiError::Internal(e.to_string()),
+            ChangeError::Access(e) => e.into(),
+            ChangeError::Invalid(e) => e.into(),
+            ChangeError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<crate::accounts::AccountError> for ApiError {
+    fn from(e: crate::accounts::AccountError) -> Self {
+        use crate::accounts::AccountError;
+        match e {
+            AccountError::Access(e) => e.into(),
+            AccountError::Invalid(e) => e.into(),
+            AccountError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<crate::projects::ProjectError> for ApiError {
+    fn from(e: crate::projects::ProjectError) -> Self {
+        use crate::projects::ProjectError;
+        match e {
+            ProjectError::NoSuchProject(_) => ApiError::NotFound(e.to_string()),
+            ProjectError::Access(e) => e.into(),
+            ProjectError::Invalid(e) => e.into(),
+            ProjectError::Store(e) => e.into(),
         }
     }
 }

@@ -7,31 +7,18 @@ use axum::Extension;
 use axum::Json;
 use axum::extract::{ConnectInfo, State};
 use axum::http::StatusCode;
-use serde::{Deserialize, Serialize};
-use serde_json::json;
+use tidepool_api::auth::{Login, Logout, Refresh, Tokens};
+use tidepool_api::users::NewPassword;
 
+use crate::accounts;
 use crate::http::auth::{self, ACCESS_TTL_S, Session};
 use crate::http::{ApiError, AppBytes, AppJson, AppState};
 use crate::store::sessions::Rotation;
 use crate::store::throttle::{Failure, Key};
-use crate::store::users::{MAX_PASSWORD_BYTES, User, password_problem};
+use crate::store::users::{MAX_PASSWORD_BYTES, User};
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Login {
-    username: String,
-    password: String,
-}
-
-#[derive(Serialize)]
-pub struct Tokens {
-    access_token: String,
-    /// Opaque; good for one refresh: the answer carries the next one.
-    refresh_token: String,
-    token_type: &'static str,
-    expires_in: i64,
-    user: User,
-}
+/// The one kind of token this server issues.
+const BEARER: &str = "Bearer";
 
 /// 429 with `Retry-After`, in the API's error shape.
 fn throttled(retry_after_s: i64) -> ApiError {
@@ -82,7 +69,7 @@ async fn tokens_for(state: &AppState, user: User) -> Result<Json<Tokens>, ApiErr
     Ok(Json(Tokens {
         access_token: auth::issue_access(&state.keys, user.id, &family, now)?,
         refresh_token,
-        token_type: "Bearer",
+        token_type: BEARER.into(),
         expires_in: ACCESS_TTL_S,
         user,
     }))
@@ -100,12 +87,6 @@ pub async fn login(
     let check = async { Ok(state.store.authenticate(&body.username, &body.password).await?) };
     let user = checked(&state, &body.username, address.as_deref(), check).await?;
     tokens_for(&state, user).await
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Refresh {
-    refresh_token: String,
 }
 
 pub async fn refresh(
@@ -128,16 +109,10 @@ pub async fn refresh(
     Ok(Json(Tokens {
         access_token: auth::issue_access(&state.keys, user_id, &family, now)?,
         refresh_token: token,
-        token_type: "Bearer",
+        token_type: BEARER.into(),
         expires_in: ACCESS_TTL_S,
         user,
     }))
-}
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct Logout {
-    refresh_token: Option<String>,
 }
 
 /// Ends a sign-in: the family of the refresh token in the body and/or of the bearer
@@ -178,13 +153,6 @@ pub async fn logout(
     Ok(StatusCode::NO_CONTENT)
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NewPassword {
-    current_password: String,
-    new_password: String,
-}
-
 /// Changes the caller's own password. The current one is checked under the same throttle
 /// as a sign-in (a stolen access token must not become a way to guess it); the user's
 /// other sign-ins are ended.
@@ -197,9 +165,7 @@ pub async fn change_password(
     if body.current_password.len() > MAX_PASSWORD_BYTES {
         return Err(ApiError::Unauthorized("wrong username or password".into()));
     }
-    if let Some(problem) = password_problem(&body.new_password) {
-        return Err(ApiError::Unprocessable(problem));
-    }
+    accounts::password(&body.new_password)?;
     let user = &session.user;
     let address = address(&connect);
     let check = async {
@@ -207,20 +173,7 @@ pub async fn change_password(
         Ok(ok.then_some(()))
     };
     checked(&state, &user.username, address.as_deref(), check).await?;
-    let now = state.now();
-    state.store.set_password(user.id, &body.new_password).await?;
-    let ended = state.store.revoke_families_of(user.id, session.family.as_deref().unwrap_or(""), now).await?;
-    let mut conn = state.store.pool.acquire().await?;
-    let message = format!("{} changed their password; {ended} other sign-in tokens revoked", user.username);
-    crate::store::events::record(
-        &mut conn,
-        now,
-        "password-changed",
-        None,
-        &user.username,
-        &message,
-        &json!({}),
-    )
-    .await?;
+    let family = session.family.as_deref();
+    accounts::set_password(&state.store, user, &body.new_password, family, state.now()).await?;
     Ok(StatusCode::NO_CONTENT)
 }

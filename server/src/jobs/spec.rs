@@ -9,6 +9,8 @@ use crate::jobs::sandbox;
 pub const CATEGORIES: &[&str] = &["training", "inference", "pretraining"];
 pub const CLASSES: &[&str] = &["batch", "experiment", "normal", "critical"];
 pub const TOPOLOGIES: &[&str] = &["any", "same-node", "same-nvlink"];
+/// The GPU model a job, template, loan or quota names when it names none.
+pub const DEFAULT_MODEL: &str = "A100-80G";
 
 /// The most tags a job carries (A2).
 pub const MAX_TAGS: usize = 16;

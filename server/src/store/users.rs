@@ -2,7 +2,6 @@
 
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use serde::Serialize;
 use sqlx::Row;
 
 use crate::store::{Store, StoreError};
@@ -11,13 +10,9 @@ use crate::store::{Store, StoreError};
 /// answers and the command line spell them one way.
 pub use tidepool_api::auth::Role;
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct User {
-    pub id: i64,
-    pub username: String,
-    pub role: Role,
-    pub group_id: Option<i64>,
-}
+/// An account as the server acts on it and answers with: the API's own type, so
+/// `/api/me` and a sign-in's answer are the records' user, never a twin of it.
+pub use tidepool_api::auth::User;
 
 /// At most this many argon2 computations at once (each takes ~19 MiB and a core for tens
 /// of milliseconds): a flood of sign-ins queues here instead of taking the memory.

@@ -1,6 +1,11 @@
 //! Projects and their priority grants (P2), as rules: a job above `normal` runs under an
 //! unexpired grant of at least its class, within the grant's GPU cap. The dispatcher
-//! warns the owners [`REMIND_BEFORE_S`] ahead of expiry.
+//! warns the owners [`REMIND_BEFORE_S`] ahead of expiry. Granting, renewing and the
+//! list are in `grants.rs`.
+
+mod grants;
+
+pub use grants::{ProjectError, grant, list, renew};
 
 use sqlx::Row;
 

@@ -1,78 +1,20 @@
-//! Templates (T1–T3) as rules: a frozen job shape its group creates, grants to other
-//! groups (T2) and retires (T3); launching one gives that shape, once the owning group
-//! has granted it to the launching group and while it is not retired. Who may grant and
-//! retire (the owning group's manager) is checked by the caller against [`owner`].
-
-use std::collections::BTreeMap;
+//! Creating, granting and retiring templates: a group creates its own (admins name the
+//! group), within the active-template cap and for a model the cluster has (T1); the
+//! owning group's manager grants one to another group (T2) and retires it (T3). Each
+//! step is an event.
 
 use serde_json::json;
 use sqlx::Row;
+use tidepool_api::templates::{NewTemplate, TemplateCreated, TemplateGranted, TemplateRetired};
 
+use crate::access::{AccessError, acting_group, require_manager};
 use crate::input::{Invalid, filter, text};
-use crate::jobs::Spec;
+use crate::jobs::spec::DEFAULT_MODEL;
+use crate::jobs::{Spec, sandbox, validate};
+use crate::limits::{Bounds, Limited, known_model, template_cap};
 use crate::store::events::record;
 use crate::store::users::User;
 use crate::store::{Store, StoreError};
-
-/// Why a template cannot be launched.
-#[derive(Debug, thiserror::Error)]
-pub enum LaunchError {
-    #[error("no template {0}")]
-    NoSuchTemplate(i64),
-    #[error("template {0} is retired")]
-    Retired(i64),
-    #[error("template {0} belongs to another group, which has not granted it to yours (T2)")]
-    NotGranted(i64),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-impl From<sqlx::Error> for LaunchError {
-    fn from(e: sqlx::Error) -> Self {
-        LaunchError::Store(e.into())
-    }
-}
-
-/// The job template `id` launches for `group`, named `name` or as the template is.
-pub async fn launch_spec(
-    store: &Store,
-    id: i64,
-    group: i64,
-    name: Option<&str>,
-) -> Result<Spec, LaunchError> {
-    let t = sqlx::query(
-        "SELECT t.name, t.command, t.gpus, t.model, t.category, t.class, t.topology, t.time_limit_s, \
-         CAST(CASE WHEN t.checkpointable THEN 1 ELSE 0 END AS BIGINT), t.group_id, t.retired_at, \
-         (SELECT COUNT(*) FROM template_grants tg WHERE tg.template_id = t.id AND tg.group_id = $2), t.image \
-         FROM templates t WHERE t.id = $1",
-    )
-    .bind(id)
-    .bind(group)
-    .fetch_optional(&store.pool)
-    .await?
-    .ok_or(LaunchError::NoSuchTemplate(id))?;
-    if t.try_get::<Option<i64>, _>(10)?.is_some() {
-        return Err(LaunchError::Retired(id));
-    }
-    if t.try_get::<i64, _>(9)? != group && t.try_get::<i64, _>(11)? == 0 {
-        return Err(LaunchError::NotGranted(id));
-    }
-    Ok(Spec {
-        name: name.map_or(t.try_get(0)?, str::to_string),
-        command: t.try_get(1)?,
-        gpus: t.try_get(2)?,
-        model: t.try_get(3)?,
-        category: t.try_get(4)?,
-        class: t.try_get(5)?,
-        topology: t.try_get(6)?,
-        time_limit_s: t.try_get(7)?,
-        checkpointable: t.try_get::<i64, _>(8)? != 0,
-        // The template's image runs the job; its env stays with the template, read
-        // when the job is assigned, so later readers of the job never see it.
-        image: Some(t.try_get::<String, _>(12)?).filter(|i| !i.is_empty()),
-        env: BTreeMap::new(),
-    })
-}
 
 /// Why a template was not granted or retired.
 #[derive(Debug, thiserror::Error)]
@@ -88,6 +30,11 @@ pub enum TemplateError {
     #[error("the owning group uses its templates already")]
     OwnGroup,
     #[error(transparent)]
+    Access(#[from] AccessError),
+    /// Over the group's active-template cap, or a model the cluster lacks.
+    #[error(transparent)]
+    Limited(#[from] Limited),
+    #[error(transparent)]
     Invalid(#[from] Invalid),
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -100,13 +47,13 @@ impl From<sqlx::Error> for TemplateError {
 }
 
 /// A template's owning group, name, and whether it is retired.
-pub struct Owner {
-    pub group: i64,
-    pub name: String,
-    pub retired: bool,
+struct Owner {
+    group: i64,
+    name: String,
+    retired: bool,
 }
 
-pub async fn owner(store: &Store, id: i64) -> Result<Owner, TemplateError> {
+async fn owner(store: &Store, id: i64) -> Result<Owner, TemplateError> {
     let row = sqlx::query("SELECT group_id, name, retired_at FROM templates WHERE id = $1")
         .bind(id)
         .fetch_optional(&store.pool)
@@ -119,15 +66,49 @@ pub async fn owner(store: &Store, id: i64) -> Result<Owner, TemplateError> {
     })
 }
 
-/// Records `spec` as a template of `group`, created by `user`, with its event; returns
-/// its id. The spec is checked already.
+/// The shape `body` freezes, with the server's defaults for what it leaves out.
+fn spec_of(body: &NewTemplate) -> Result<Spec, Invalid> {
+    let image = match body.image.as_deref().unwrap_or("") {
+        "" => None,
+        image => Some(sandbox::image(image)?.to_string()),
+    };
+    let or = |v: &Option<String>, default: &str| v.clone().unwrap_or_else(|| default.to_string());
+    Ok(Spec {
+        name: text(&body.name, "name", 100)?.to_string(),
+        command: body.command.clone(),
+        gpus: i64::from(body.gpus),
+        model: or(&body.model, DEFAULT_MODEL),
+        category: or(&body.category, "training"),
+        class: or(&body.class, "normal"),
+        topology: or(&body.topology, "any"),
+        time_limit_s: body.time_limit_s.map(|t| t.min(i64::MAX as u64) as i64),
+        checkpointable: body.checkpointable.unwrap_or(false),
+        image,
+        env: body.env.clone(),
+    })
+}
+
+/// Creates a template of `user`'s group (admins name the group) from `body`, checked as
+/// a job is, with its event.
 pub async fn create(
     store: &Store,
+    bounds: &Bounds,
     user: &User,
-    group: i64,
-    spec: &Spec,
+    body: &NewTemplate,
     now: i64,
-) -> Result<i64, StoreError> {
+) -> Result<TemplateCreated, TemplateError> {
+    let group = acting_group(store, user, body.group.as_deref()).await?;
+    let spec = spec_of(body)?;
+    validate(&spec)?;
+    known_model(store, &spec.model).await?;
+    template_cap(store, bounds, group).await?;
+    let id = insert(store, user, group, &spec, now).await?;
+    Ok(TemplateCreated { id, name: spec.name })
+}
+
+/// Records `spec` as a template of `group`, created by `user`, with its event; returns
+/// its id. The spec is checked already.
+async fn insert(store: &Store, user: &User, group: i64, spec: &Spec, now: i64) -> Result<i64, StoreError> {
     let mut tx = store.pool.begin().await?;
     let row = sqlx::query(
         "INSERT INTO templates (group_id, name, category, class, gpus, model, topology, time_limit_s, \
@@ -158,15 +139,17 @@ pub async fn create(
     Ok(id)
 }
 
-/// Lets the group called `to` launch template `id` (T2), with its event.
+/// Lets the group called `to` launch template `id` (T2), with its event; only the
+/// owning group's manager or an admin may.
 pub async fn grant(
     store: &Store,
     user: &User,
     id: i64,
-    t: &Owner,
     to: &str,
     now: i64,
-) -> Result<(), TemplateError> {
+) -> Result<TemplateGranted, TemplateError> {
+    let t = owner(store, id).await?;
+    require_manager(user, t.group, "grant the group's templates")?;
     if t.retired {
         return Err(TemplateError::Retired(id));
     }
@@ -189,18 +172,20 @@ pub async fn grant(
     let detail = json!({ "template": id, "group": to });
     record(&mut tx, now, "template-granted", None, &user.username, &message, &detail).await?;
     tx.commit().await?;
-    Ok(())
+    Ok(TemplateGranted { template: id, granted_to: to.to_string() })
 }
 
-/// Retires template `id` for `reason` (T3), with its event: no launch after this.
+/// Retires template `id` for `reason` (T3), with its event: no launch after this. Only
+/// the owning group's manager or an admin may.
 pub async fn retire(
     store: &Store,
     user: &User,
     id: i64,
-    t: &Owner,
     reason: &str,
     now: i64,
-) -> Result<(), TemplateError> {
+) -> Result<TemplateRetired, TemplateError> {
+    let t = owner(store, id).await?;
+    require_manager(user, t.group, "retire the group's templates")?;
     let reason = text(reason, "reason", 500)?;
     if t.retired {
         return Err(TemplateError::RetiredAlready(id));
@@ -216,5 +201,5 @@ pub async fn retire(
     record(&mut tx, now, "template-retired", None, &user.username, &message, &json!({ "template": id }))
         .await?;
     tx.commit().await?;
-    Ok(())
+    Ok(TemplateRetired { id, retired_at: now })
 }
