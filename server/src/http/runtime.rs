@@ -1,6 +1,6 @@
-//! What a job runs in, as the API shows it. The image and env checks are the domain's
-//! (`crate::jobs::sandbox`); env values are where people keep API keys, so only the
-//! owning group and admins read them back (finding 10).
+//! What a job runs in, as the API shows it, for handlers that still build JSON values (the
+//! template list). The rule is the domain's: `crate::jobs::sandbox::shown`, on typed env
+//! maps; this file goes once no handler builds a `Value` env.
 
 use serde_json::{Value, json};
 
@@ -8,7 +8,7 @@ use crate::http::scope::belongs;
 use crate::store::users::User;
 
 /// What a value shows to those outside the owning group.
-pub const MASK: &str = "•••";
+pub use crate::jobs::sandbox::MASK;
 
 /// The env as `user` may read it: whole for the owning group's members and managers and
 /// for admins; for everyone else the names with each value masked, so the shape stays
