@@ -1,9 +1,9 @@
 //! `tidepool admin`: users and groups from the shell, on the same records the server uses.
 
 use crate::cli::{AdminArgs, AdminCommand};
+use crate::fleet::tokens;
 use crate::input::text;
 use crate::store::Store;
-use crate::store::tokens::NewNodeToken;
 use crate::store::users::{Role, random_b64};
 use crate::unix_now;
 
@@ -37,7 +37,7 @@ pub fn run(args: &AdminArgs) -> Result<String, String> {
                 Ok(format!("group `{name}` created (id {id})"))
             }
             AdminCommand::NodeToken { node, pool, expires_in_s } => {
-                let new = NewNodeToken {
+                let new = tokens::Issue {
                     node: text(node, "node", 128).map_err(|e| e.to_string())?.to_string(),
                     pool: pool
                         .as_deref()
@@ -46,19 +46,17 @@ pub fn run(args: &AdminArgs) -> Result<String, String> {
                         .map_err(|e| e.to_string())?,
                     expires_at: expires_in_s.map(|s| now + s),
                 };
-                let (id, token) = store
-                    .issue_node_token_with(&new, "tidepool admin", now)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                Ok(format!("node token {id} for `{}` (shown once): {token}", new.node))
+                let issued =
+                    tokens::issue_as(&store, &new, "tidepool admin", now).await.map_err(|e| e.to_string())?;
+                Ok(format!("node token {} for `{}` (shown once): {}", issued.id, issued.node, issued.token))
             }
             AdminCommand::NodeTokens => {
-                let tokens = store.node_tokens().await.map_err(|e| e.to_string())?;
+                let all = tokens::all(&store).await.map_err(|e| e.to_string())?;
                 let mut out = String::from(
                     "id\tnode\tpool\tcreated_by\tcreated_at\texpires_at\tlast_used_at\trevoked_at",
                 );
                 let or_dash = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
-                for t in tokens {
+                for t in all {
                     out += &format!(
                         "\n{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
                         t.id,
@@ -74,7 +72,10 @@ pub fn run(args: &AdminArgs) -> Result<String, String> {
                 Ok(out)
             }
             AdminCommand::RevokeNodeToken { id } => {
-                match store.revoke_node_token(*id, "tidepool admin", now).await.map_err(|e| e.to_string())? {
+                match tokens::revoke_as(&store, *id, "tidepool admin", now)
+                    .await
+                    .map_err(|e| e.to_string())?
+                {
                     Some(t) => Ok(format!("node token {id} of `{}` revoked", t.node)),
                     None => Err(format!("no node token {id}")),
                 }

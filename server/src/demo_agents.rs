@@ -12,6 +12,7 @@ use std::process::{Child, Command, Stdio};
 
 use sqlx::Row;
 
+use crate::fleet::tokens;
 use crate::store::Store;
 
 /// The agents, stopped when this is dropped.
@@ -43,10 +44,11 @@ pub async fn start(store: &Store, addr: SocketAddr, data_dir: &Path, now: i64) -
             n.try_get(1).map_err(|e| e.to_string())?,
             n.try_get(2).map_err(|e| e.to_string())?,
         );
-        let token = store
-            .issue_node_token(&name, "tidepool serve --demo-agents", now)
+        let new = tokens::Issue { node: name.clone(), ..tokens::Issue::default() };
+        let token = tokens::issue_as(store, &new, "tidepool serve --demo-agents", now)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| e.to_string())?
+            .token;
         let mut command = Command::new(&exe);
         command
             .args(["agent", "--server", &format!("http://{addr}"), "--fake-gpus", &format!("{gpus}x{model}")])

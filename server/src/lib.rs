@@ -64,6 +64,10 @@ pub mod policy;
 pub mod policy_cmd;
 /// Projects' priority grants (P2): which jobs may run above `normal`.
 pub mod projects;
+/// Quotas as everyone sees them: each with its use now and this month (Q1–Q3).
+pub mod quota_use;
+/// The event log and the archive of finished jobs, searched (A1, A2, D2).
+pub mod records;
 /// `tidepool serve`: store, initial admin, demo, HTTP.
 pub mod serve;
 /// The trace simulator: event loop, cluster set-up, inputs and report.

@@ -17,7 +17,7 @@ pub struct ErrorBody {
 pub struct ErrorDetail {
     /// Stable and machine-readable: `bad-request`, `unauthorized`, `forbidden`,
     /// `not-found`, `conflict`, `unprocessable`, `too-large`, `too-many-requests`,
-    /// `internal`.
+    /// `internal`, `timeout` (503: the request outlived the server's limit).
     pub code: String,
     /// For a person: what was refused and, where it helps, what to do.
     pub message: String,

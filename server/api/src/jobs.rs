@@ -95,6 +95,11 @@ impl JobState {
         }
     }
 
+    /// The state the API spells `s`, if any.
+    pub fn parse(s: &str) -> Option<JobState> {
+        JobState::ALL.into_iter().find(|j| j.as_str() == s)
+    }
+
     /// The job has ended and will not run again.
     pub fn is_done(self) -> bool {
         !matches!(self, JobState::Pending | JobState::Running)

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
+use tidepool_api::jobs::DryRun;
 use tidepool_core::{Job, JobId, Policies, plan};
 
 use crate::dispatch::{DispatchError, load};
@@ -14,30 +14,14 @@ use crate::store::Store;
 /// The id the rehearsed job carries: no real job has it.
 const REHEARSED: JobId = JobId(u64::MAX);
 
-#[derive(Debug, Serialize)]
-pub struct Rehearsal {
-    /// "start" or "wait".
-    pub would: &'static str,
-    /// Where it would start: node and GPU indices.
-    pub nodes: Vec<(String, Vec<u8>)>,
-    /// The grant or the reason, in words.
-    pub why: String,
-    /// Its place in the queue.
-    pub position: u32,
-    /// Running jobs that would be stopped this cycle.
-    pub preemptions: usize,
-    /// When it could start if running jobs end as expected: known when it would be the
-    /// first job waiting for its model (it holds the backfill reservation).
-    pub estimated_start: Option<i64>,
-}
-
+/// What would happen to a job of `spec` for group `group_id` submitted at `now`.
 pub async fn rehearse(
     store: &Store,
     policies: Arc<dyn Policies + Send + Sync>,
     group_id: i64,
     spec: &Spec,
     now: i64,
-) -> Result<Rehearsal, DispatchError> {
+) -> Result<DryRun, DispatchError> {
     let (mut snap, ids) = load::snapshot(store, now).await?;
     let Some(group) = ids.groups.iter().position(|g| *g == group_id) else {
         return Err(DispatchError::Corrupt(format!("no group {group_id}")));
@@ -45,8 +29,8 @@ pub async fn rehearse(
     let model = match snap.models.iter().position(|m| *m == spec.model) {
         Some(m) => m,
         None => {
-            return Ok(Rehearsal {
-                would: "wait",
+            return Ok(DryRun {
+                would: "wait".into(),
                 nodes: Vec::new(),
                 why: format!("no node has {} GPUs", spec.model),
                 position: 0,
@@ -81,22 +65,22 @@ pub async fn rehearse(
             .iter()
             .map(|s| (snap.nodes[s.node.0 as usize].name.clone(), crate::fleet::indices(s.gpus)))
             .collect();
-        return Ok(Rehearsal {
-            would: "start",
+        return Ok(DryRun {
+            would: "start".into(),
             nodes,
             why: placed.basis(),
             position: placed.position,
-            preemptions: p.preemptions.len(),
+            preemptions: p.preemptions.len() as u64,
             estimated_start: Some(now),
         });
     }
     let hold = p.holds.iter().find(|h| h.job == REHEARSED);
-    Ok(Rehearsal {
-        would: "wait",
+    Ok(DryRun {
+        would: "wait".into(),
         nodes: Vec::new(),
         why: hold.map_or_else(|| "not planned this cycle".into(), |h| h.reason.to_string()),
         position: hold.map_or(0, |h| h.position),
-        preemptions: p.preemptions.len(),
+        preemptions: p.preemptions.len() as u64,
         estimated_start: p.reservations.iter().find(|r| r.job == REHEARSED).map(|r| r.start_at),
     })
 }

@@ -1,12 +1,17 @@
 //! The server's side of the node agents: their credentials, registration, the sync that
 //! turns reports into records and records into orders, finding lost nodes, and idle
-//! reclaim (R1–R3, D4, V1). The agent's own side is `crate::agent`.
+//! reclaim (R1–R3, D4, V1); and the nodes as admins keep them and everyone sees them
+//! (`nodes`, `occupancy`). The agent's own side is `crate::agent`.
 
 pub mod finish;
 pub mod logs;
+pub mod nodes;
+pub mod occupancy;
 pub mod protocol;
+pub mod register;
 pub mod sweep;
 pub mod sync;
+pub mod tokens;
 
 use tokio::sync::watch;
 

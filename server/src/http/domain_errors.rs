@@ -3,11 +3,19 @@
 //! of [`StoreError`] (a 500 logs its cause and shows nothing).
 
 use crate::access::AccessError;
+use crate::fleet::nodes::NodeError;
+use crate::fleet::register::RegisterError;
 use crate::fleet::sync::SyncError;
+use crate::fleet::tokens::TokenError;
 use crate::http::ApiError;
 use crate::input::Invalid;
 use crate::jobs::cancel::CancelError;
+use crate::jobs::dry_run::DryRunError;
+use crate::jobs::logs::LogError;
+use crate::jobs::receipt::ReceiptError;
+use crate::jobs::submit::SubmitError;
 use crate::limits::Limited;
+use crate::policy::manage::PolicyError;
 use crate::policy::registry::RegistryError;
 use crate::projects::GrantError;
 use crate::templates::{LaunchError, TemplateError};
@@ -129,6 +137,19 @@ impl From<crate::loans::LoanError> for ApiError {
     }
 }
 
+impl From<SubmitError> for ApiError {
+    fn from(e: SubmitError) -> Self {
+        match e {
+            SubmitError::Access(e) => e.into(),
+            SubmitError::Invalid(e) => e.into(),
+            SubmitError::Launch(e) => e.into(),
+            SubmitError::Grant(e) => e.into(),
+            SubmitError::Limited(e) => e.into(),
+            SubmitError::Store(e) => e.into(),
+        }
+    }
+}
+
 impl From<crate::changes::ChangeError> for ApiError {
     fn from(e: crate::changes::ChangeError) -> Self {
         use crate::changes::ChangeError;
@@ -145,6 +166,18 @@ impl From<crate::changes::ChangeError> for ApiError {
     }
 }
 
+impl From<DryRunError> for ApiError {
+    fn from(e: DryRunError) -> Self {
+        match e {
+            DryRunError::TooMany { wait_s, .. } => {
+                ApiError::TooMany { retry_after_s: wait_s, message: e.to_string() }
+            }
+            DryRunError::Refused(e) => e.into(),
+            DryRunError::Plan(e) => ApiError::Internal(e.to_string()),
+        }
+    }
+}
+
 impl From<crate::accounts::AccountError> for ApiError {
     fn from(e: crate::accounts::AccountError) -> Self {
         use crate::accounts::AccountError;
@@ -152,6 +185,15 @@ impl From<crate::accounts::AccountError> for ApiError {
             AccountError::Access(e) => e.into(),
             AccountError::Invalid(e) => e.into(),
             AccountError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<ReceiptError> for ApiError {
+    fn from(e: ReceiptError) -> Self {
+        match e {
+            ReceiptError::NoSuchJob(_) => ApiError::NotFound(e.to_string()),
+            ReceiptError::Store(e) => e.into(),
         }
     }
 }
@@ -164,6 +206,65 @@ impl From<crate::projects::ProjectError> for ApiError {
             ProjectError::Access(e) => e.into(),
             ProjectError::Invalid(e) => e.into(),
             ProjectError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<LogError> for ApiError {
+    fn from(e: LogError) -> Self {
+        match e {
+            LogError::NoSuchJob(_) => ApiError::NotFound(e.to_string()),
+            LogError::NotYours => ApiError::Forbidden(e.to_string()),
+            LogError::Invalid(e) => e.into(),
+            LogError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<NodeError> for ApiError {
+    fn from(e: NodeError) -> Self {
+        match e {
+            NodeError::Access(e) => e.into(),
+            NodeError::Invalid(e) => e.into(),
+            NodeError::NoSuchNode(_) => ApiError::NotFound(e.to_string()),
+            NodeError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<TokenError> for ApiError {
+    fn from(e: TokenError) -> Self {
+        match e {
+            TokenError::Access(e) => e.into(),
+            TokenError::Invalid(e) => e.into(),
+            TokenError::NoSuchToken(_) => ApiError::NotFound(e.to_string()),
+            TokenError::NotValid | TokenError::Revoked | TokenError::Expired => {
+                ApiError::Unauthorized(e.to_string())
+            }
+            TokenError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<RegisterError> for ApiError {
+    fn from(e: RegisterError) -> Self {
+        match e {
+            RegisterError::Invalid(e) => e.into(),
+            RegisterError::PoolFixed { .. } => ApiError::Forbidden(e.to_string()),
+            RegisterError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<PolicyError> for ApiError {
+    fn from(e: PolicyError) -> Self {
+        match e {
+            PolicyError::Access(e) => e.into(),
+            PolicyError::Invalid(e) => e.into(),
+            PolicyError::Registry(e) => e.into(),
+            PolicyError::Rejected { .. } => ApiError::Unprocessable(e.to_string()),
+            PolicyError::Compile(_) => ApiError::Internal(e.to_string()),
+            PolicyError::Store(e) => e.into(),
         }
     }
 }

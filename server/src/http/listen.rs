@@ -80,10 +80,9 @@ impl Activity {
 }
 
 fn timed_out(limit: Duration) -> Response {
-    let body = serde_json::json!({ "error": {
-        "code": "timeout",
-        "message": format!("the request took longer than {} s", limit.as_secs()),
-    }});
+    let message = format!("the request took longer than {} s", limit.as_secs());
+    let body =
+        tidepool_api::ErrorBody { error: tidepool_api::ErrorDetail { code: "timeout".into(), message } };
     (StatusCode::SERVICE_UNAVAILABLE, axum::Json(body)).into_response()
 }
 

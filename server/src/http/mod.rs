@@ -19,10 +19,6 @@ mod page;
 mod policies;
 pub mod projects;
 mod records;
-// Its last users are being typed; the lead removes it once none is left.
-#[allow(dead_code)]
-mod rows;
-mod runtime;
 pub mod scope;
 mod signin;
 mod templates;

@@ -11,14 +11,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::http::ApiError;
-pub use crate::store::listing::{Arg, DEFAULT_LIMIT, Filters, Keyed, MAX_LIMIT, Order, Page};
-
-/// Raw JSON rows are paged by their `id` while handlers still build them.
-impl Keyed for serde_json::Value {
-    fn key(&self) -> i64 {
-        self["id"].as_i64().unwrap_or_default()
-    }
-}
+pub use crate::store::listing::{DEFAULT_LIMIT, MAX_LIMIT, Page};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -4,6 +4,7 @@
 
 use serde_json::json;
 use sqlx::Row;
+use tidepool_api::jobs::{Cancelled, JobState};
 
 use crate::store::events::record;
 use crate::store::users::{Role, User};
@@ -31,7 +32,7 @@ impl From<sqlx::Error> for CancelError {
 
 /// Cancels job `id` for `user` at `now`, with its event. The caller wakes the dispatcher
 /// and tells the agents: their stops are orders now.
-pub async fn cancel(store: &Store, user: &User, id: i64, now: i64) -> Result<(), CancelError> {
+pub async fn cancel(store: &Store, user: &User, id: i64, now: i64) -> Result<Cancelled, CancelError> {
     let row = sqlx::query("SELECT group_id, submitted_by, state FROM jobs WHERE id = $1")
         .bind(id)
         .fetch_optional(&store.pool)
@@ -82,5 +83,5 @@ pub async fn cancel(store: &Store, user: &User, id: i64, now: i64) -> Result<(),
     let message = format!("{} cancelled job {id}", user.username);
     record(&mut tx, now, "cancelled", Some(id), &user.username, &message, &json!({})).await?;
     tx.commit().await?;
-    Ok(())
+    Ok(Cancelled { id, state: JobState::Cancelled })
 }

@@ -1,9 +1,13 @@
 //! Jobs as the domain sees them, apart from any door they come in by: what a job is
-//! ([`spec::Spec`]) and the rules its shape keeps, what it runs in ([`sandbox`]), and
-//! recording and cancelling one ([`submit`], [`cancel`]), each with its SQL. The HTTP
-//! handlers and the dry run both call these; nothing here knows of HTTP.
+//! ([`spec::Spec`]) and the rules its shape keeps, what it runs in ([`sandbox`]),
+//! submitting, dry-running, listing and cancelling one, its receipt and its log, each
+//! with its SQL. The HTTP handlers call these; nothing here knows of HTTP.
 
 pub mod cancel;
+pub mod dry_run;
+pub mod list;
+pub mod logs;
+pub mod receipt;
 pub mod sandbox;
 pub mod spec;
 pub mod submit;

@@ -5,7 +5,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::access::belongs;
 use crate::input::Invalid;
+use crate::store::users::User;
 
 pub const MAX_IMAGE: usize = 256;
 pub const MAX_VARS: usize = 64;
@@ -64,9 +66,37 @@ pub fn env(vars: &BTreeMap<String, String>) -> Result<(), Invalid> {
     Ok(())
 }
 
+/// What an env value shows to those outside the owning group.
+pub const MASK: &str = "•••";
+
+/// The env as `user` may read it back: env values are where people keep API keys, so
+/// whole for the owning group's members and managers and for admins; for everyone else
+/// the names with each value masked, so the shape stays visible (which variables a job
+/// or template sets) and the secrets do not (finding 10).
+pub fn shown(env: BTreeMap<String, String>, user: &User, owner: i64) -> BTreeMap<String, String> {
+    if belongs(user, owner) {
+        return env;
+    }
+    env.into_keys().map(|k| (k, MASK.to_string())).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::users::Role;
+
+    fn user(role: Role, group: Option<i64>) -> User {
+        User { id: 1, username: "u".into(), role, group_id: group }
+    }
+
+    #[test]
+    fn env_values_reach_only_the_owning_group_and_admins() {
+        let env = BTreeMap::from([("HF_TOKEN".to_string(), "secret".to_string())]);
+        assert_eq!(shown(env.clone(), &user(Role::Member, Some(3)), 3), env);
+        assert_eq!(shown(env.clone(), &user(Role::Admin, None), 3), env);
+        let masked = shown(env, &user(Role::Manager, Some(4)), 3);
+        assert_eq!(masked, BTreeMap::from([("HF_TOKEN".to_string(), MASK.to_string())]));
+    }
 
     #[test]
     fn loader_and_agent_variables_are_refused() {

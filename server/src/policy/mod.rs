@@ -10,11 +10,13 @@ pub mod conformance;
 mod convert;
 pub mod desk;
 pub mod host;
+pub mod manage;
 pub mod registry;
 pub mod runtime;
 mod scratch;
 pub mod select;
 pub mod shadow;
+pub mod shown;
 pub mod version;
 
 pub use call::Fault;

@@ -69,13 +69,8 @@ pub struct Stored {
     pub history: Vec<Transition>,
 }
 
-/// What an approval approves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Approval {
-    Canary,
-    Promotion,
-}
+/// What an approval approves: a canary or a promotion (the API's own type).
+pub use tidepool_api::policies::Approval;
 
 impl State {
     /// The state's one-word name, as stored and shown.

@@ -10,7 +10,6 @@ mod policies;
 mod seed;
 pub mod sessions;
 pub mod throttle;
-pub mod tokens;
 pub mod usage;
 pub mod users;
 

@@ -10,12 +10,10 @@ use sqlx::any::AnyRow;
 use tidepool_api::templates::{Template, TemplatePage};
 
 use crate::access::belongs;
+use crate::jobs::sandbox::shown;
 use crate::store::listing::{Arg, Filters, Keyed, Order, Page};
 use crate::store::users::User;
 use crate::store::{Store, StoreError};
-
-/// What a value shows to those outside the owning group.
-pub const MASK: &str = "•••";
 
 /// Each template's launches and the last one, for a page's id range, in one grouped
 /// read of the (template_id, submitted_at) index.
@@ -30,16 +28,6 @@ impl Keyed for Template {
     fn key(&self) -> i64 {
         self.id
     }
-}
-
-/// The env as `user` may read it: whole for the owning group's members and managers and
-/// for admins; for everyone else the names with each value masked, so the shape stays
-/// visible (which variables a template sets) and the secrets do not (finding 10).
-pub fn env_as_seen(env: BTreeMap<String, String>, user: &User, owner: i64) -> BTreeMap<String, String> {
-    if belongs(user, owner) {
-        return env;
-    }
-    env.into_keys().map(|k| (k, MASK.to_string())).collect()
 }
 
 /// A row as stored, before usage, grants and the caller's view are added.
@@ -122,31 +110,9 @@ pub async fn list(
         t.usable = t.retired_at.is_none()
             && (belongs(user, owner) || granted.iter().any(|(g, _)| user.group_id == Some(*g)));
         (t.uses, t.last_used_at) = usage.get(&t.id).copied().unwrap_or((0, None));
-        t.env = t.env.take().map(|env| env_as_seen(env, user, owner));
+        t.env = t.env.take().map(|env| shown(env, user, owner));
         t.env_shown = belongs(user, owner);
         t.granted_to = granted.into_iter().map(|(_, name)| name).collect();
     }
     Ok(TemplatePage { templates, next })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::store::users::Role;
-
-    fn member_of(group: i64) -> User {
-        User { id: 7, username: "ada".into(), role: Role::Member, group_id: Some(group) }
-    }
-
-    #[test]
-    fn env_values_show_to_the_owning_group_and_are_masked_for_others() {
-        let env = BTreeMap::from([("API_KEY".to_string(), "s3cret".to_string())]);
-        assert_eq!(env_as_seen(env.clone(), &member_of(1), 1), env);
-        let masked = env_as_seen(env, &member_of(2), 1);
-        assert_eq!(
-            masked.get("API_KEY").map(String::as_str),
-            Some(MASK),
-            "the name stays, the value does not"
-        );
-    }
 }

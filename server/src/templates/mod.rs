@@ -6,7 +6,7 @@
 mod list;
 mod manage;
 
-pub use list::{env_as_seen, list};
+pub use list::list;
 pub use manage::{TemplateError, create, grant, retire};
 
 use std::collections::BTreeMap;
