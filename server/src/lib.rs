@@ -56,6 +56,8 @@ pub mod jobs;
 pub mod limits;
 /// Loans between groups (B1): requests, offers, decisions, returns and reclaims.
 pub mod loans;
+/// The organisation's clock: ISO weeks, days and months in its time zone.
+pub mod org_time;
 /// What the server asks of the operating system (its open-file limit).
 pub mod os;
 /// The WebAssembly policy host (wasmtime): sandbox, fallbacks, versions.

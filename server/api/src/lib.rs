@@ -34,8 +34,16 @@ pub mod quotas;
 pub mod receipt;
 /// The event log and the archive.
 pub mod records;
+/// The weekly report.
+pub mod reports;
+/// The monthly, quarterly and yearly reviews.
+pub mod reviews;
+/// The organisation's settings: time zone, currency, prices.
+pub mod settings;
 /// Templates: frozen job shapes.
 pub mod templates;
+/// Usage over time: the busy/idle heatmap and daily GPU-hours.
+pub mod usage;
 /// Accounts, new groups, passwords.
 pub mod users;
 
