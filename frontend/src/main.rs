@@ -4,7 +4,6 @@
 
 mod api;
 mod cluster;
-mod events;
 mod job;
 mod loans;
 mod policies;

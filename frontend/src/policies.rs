@@ -5,14 +5,13 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use tidepool_api::{
-    Approval, CanaryRequest, CanaryRequested, ChangePage, ChangeReviewed, PolicyApproval, PolicyKind,
-    PolicyList, PolicyMoved, PolicyState, PolicyVersion, PromotionRequested, Review, Rollback, RolledBack,
-    Uploaded,
+    Approval, CanaryRequest, CanaryRequested, ChangePage, ChangeReviewed, EventPage, PolicyApproval,
+    PolicyKind, PolicyList, PolicyMoved, PolicyState, PolicyVersion, PromotionRequested, Review, Rollback,
+    RolledBack, Uploaded,
 };
 use wasm_bindgen::JsCast;
 
 use crate::api;
-use crate::events::Events;
 use crate::ui::{act, at, load, show, status_line};
 
 #[component]
@@ -52,7 +51,7 @@ pub fn PoliciesPage() -> impl IntoView {
     };
     let me = move || session.me.get().map(|m| m.username).unwrap_or_default();
     let canary_groups = RwSignal::new(String::new());
-    let shadows = load::<Events>(|| "/api/events?kind=policy-shadow&limit=20".into(), refresh, None);
+    let shadows = load::<EventPage>(|| "/api/events?kind=policy-shadow&limit=20".into(), refresh, None);
     let approve = move |sha: &str, note: &str, action: Approval| {
         let body = PolicyApproval { note: note.into(), action: Some(action) };
         act(api::post::<_, PolicyMoved>(format!("/api/policies/{sha}/approve"), body), status, refresh)

@@ -2,9 +2,8 @@
 //! Reports (managers): the page, whose figures arrive with the reports work.
 
 use leptos::prelude::*;
-use tidepool_api::{ArchivePage, Receipt};
+use tidepool_api::{ArchivePage, EventPage, Receipt};
 
-use crate::events::Events;
 use crate::ui::{at, before_param, load, or_dash, pager, show};
 
 #[component]
@@ -16,7 +15,7 @@ pub fn RecordsPage() -> impl IntoView {
     let query = RwSignal::new(String::new());
     // Both lists are newest first, a page at a time: "Older" follows the page's `next`.
     let (events_before, archive_before) = (RwSignal::new(None::<i64>), RwSignal::new(None::<i64>));
-    let events = load::<Events>(
+    let events = load::<EventPage>(
         move || {
             let k = kind.get();
             let page = before_param(events_before);

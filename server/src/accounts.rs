@@ -2,14 +2,13 @@
 //! who holds which role in which group (V3: team-visible). Names are checked here, so a
 //! name that passes is one every page and command line shows as typed.
 
-use serde_json::json;
 use sqlx::Row;
 use tidepool_api::groups::{Group, GroupPage};
 use tidepool_api::users::{NewGroup, NewUser, UserCreated, UserPage, UserRow};
 
 use crate::access::{AccessError, group_named, require_admin};
 use crate::input::Invalid;
-use crate::store::events::record;
+use crate::store::events::{EventDetail, record};
 use crate::store::listing::{Keyed, Page};
 use crate::store::users::{Role, User, password_problem};
 use crate::store::{Store, StoreError};
@@ -162,7 +161,8 @@ pub async fn set_password(
     let ended = store.revoke_families_of(user.id, keep.unwrap_or(""), now).await?;
     let mut conn = store.pool.acquire().await?;
     let message = format!("{} changed their password; {ended} other sign-in tokens revoked", user.username);
-    record(&mut conn, now, "password-changed", None, &user.username, &message, &json!({})).await?;
+    record(&mut conn, now, "password-changed", None, &user.username, &message, &EventDetail::default())
+        .await?;
     Ok(ended)
 }
 

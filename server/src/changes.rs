@@ -3,7 +3,6 @@
 //! is kept (A4). The proposer may withdraw (reject) their own change. The caller wakes
 //! the dispatcher once a quota is applied.
 
-use serde_json::json;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use tidepool_api::changes::{Change, ChangePage, ChangeProposed, ChangeReviewed, QuotaChange, QuotaSetting};
@@ -12,7 +11,7 @@ use crate::access::{AccessError, group_named, require_admin};
 use crate::input::{Invalid, one_of, text};
 use crate::jobs::CATEGORIES;
 use crate::jobs::spec::DEFAULT_MODEL;
-use crate::store::events::record;
+use crate::store::events::{EventDetail, record};
 use crate::store::listing::{Filters, Keyed, Order, Page};
 use crate::store::users::User;
 use crate::store::{Store, StoreError};
@@ -136,7 +135,16 @@ pub async fn propose_quota(
     .await?;
     let id: i64 = row.try_get(0)?;
     let message = format!("{} proposed change {id}: {summary}", user.username);
-    record(&mut tx, now, "change-proposed", None, &user.username, &message, &json!({ "change": id })).await?;
+    record(
+        &mut tx,
+        now,
+        "change-proposed",
+        None,
+        &user.username,
+        &message,
+        &EventDetail { change: Some(id), ..EventDetail::default() },
+    )
+    .await?;
     tx.commit().await?;
     Ok(ChangeProposed { change: id, state: "proposed".into(), summary })
 }
@@ -232,6 +240,15 @@ async fn claim(
         return Err(ChangeError::Reviewed { id, state: current });
     }
     let message = format!("{by} {to} change {id}: {note}");
-    record(tx, now, &format!("change-{to}"), None, by, &message, &json!({ "change": id })).await?;
+    record(
+        tx,
+        now,
+        &format!("change-{to}"),
+        None,
+        by,
+        &message,
+        &EventDetail { change: Some(id), ..EventDetail::default() },
+    )
+    .await?;
     Ok(())
 }

@@ -5,7 +5,6 @@
 //! is an event with its reason (A4). The caller wakes the dispatcher after a change that
 //! lends or takes back GPUs.
 
-use serde_json::json;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use tidepool_api::loans::{Loan, LoanChanged, LoanPage, NewLoan};
@@ -13,7 +12,7 @@ use tidepool_api::loans::{Loan, LoanChanged, LoanPage, NewLoan};
 use crate::access::{AccessError, acting_group, belongs, group_named, manages, require_manager};
 use crate::input::{Invalid, text};
 use crate::jobs::spec::DEFAULT_MODEL;
-use crate::store::events::record;
+use crate::store::events::{EventDetail, record};
 use crate::store::listing::{Filters, Keyed, Order, Page};
 use crate::store::users::User;
 use crate::store::{Store, StoreError};
@@ -170,7 +169,16 @@ pub async fn create(store: &Store, user: &User, body: &NewLoan, now: i64) -> Res
     } else {
         ("loan-requested", format!("{who} asked {lender_name} for {gpus} {model} GPUs: {why}"))
     };
-    record(&mut tx, now, kind, None, who, &message, &json!({ "loan": id })).await?;
+    record(
+        &mut tx,
+        now,
+        kind,
+        None,
+        who,
+        &message,
+        &EventDetail { loan: Some(id), ..EventDetail::default() },
+    )
+    .await?;
     tx.commit().await?;
     Ok(LoanChanged { id, state: state.into() })
 }
@@ -242,7 +250,16 @@ async fn transition(
         return Err(LoanError::MovedOn { id, expected: from });
     }
     let message = format!("{actor}: loan {id} {to}: {note}");
-    record(&mut tx, now, &format!("loan-{to}"), None, actor, &message, &json!({ "loan": id })).await?;
+    record(
+        &mut tx,
+        now,
+        &format!("loan-{to}"),
+        None,
+        actor,
+        &message,
+        &EventDetail { loan: Some(id), ..EventDetail::default() },
+    )
+    .await?;
     tx.commit().await?;
     Ok(LoanChanged { id, state: to.into() })
 }

@@ -57,7 +57,7 @@ fn event(r: &AnyRow) -> Result<LoggedEvent, sqlx::Error> {
         actor: r.try_get(4)?,
         policy: r.try_get(5)?,
         message: r.try_get(6)?,
-        detail: serde_json::from_str(&detail).unwrap_or_default(),
+        detail: crate::store::events::read(&detail),
     })
 }
 

@@ -158,3 +158,42 @@ async fn the_event_log_and_the_archive_read_as_the_api_types() {
         assert_eq!((row.state.as_str(), row.tags.as_slice()), ("cancelled", &["paper-1".to_string()][..]));
     }
 }
+
+/// D2, A4: a placement's particulars name the nodes by their records' ids and names (they
+/// once held the dispatcher's internal indices, in a shape the API type could not read),
+/// so the whole log reads as the API type once a job has run.
+#[tokio::test]
+async fn a_placement_reads_as_typed_particulars_naming_real_nodes() {
+    use std::sync::Arc;
+    use tidepool::dispatch::{Dispatcher, Lease};
+    use tidepool_core::NativePolicies;
+    for engine in engines() {
+        let app = TestApp::new(engine).await;
+        let dev = app.token("vision-dev", "demo-password").await;
+        let spec = Submit {
+            name: Some("placed".into()),
+            command: Some("true".into()),
+            gpus: Some(2),
+            ..Submit::default()
+        };
+        let job: Submitted = send(&app, "POST", "/api/jobs", &dev, Some(&spec), StatusCode::CREATED).await;
+        let lease = Lease { holder: "d".into(), ttl_s: 60 };
+        let now = app.clock.load(std::sync::atomic::Ordering::SeqCst);
+        Dispatcher::new(app.state.store.clone(), Arc::new(NativePolicies::default()), lease)
+            .cycle(now)
+            .await
+            .unwrap();
+
+        let path = format!("/api/events?job={}&kind=placed", job.id);
+        let placed: EventPage = send(&app, "GET", &path, &dev, NONE, StatusCode::OK).await;
+        let slots =
+            placed.events.first().and_then(|e| e.detail.slots.clone()).expect("a placement with its slots");
+        let nodes: NodesView = send(&app, "GET", "/api/nodes", &dev, NONE, StatusCode::OK).await;
+        for slot in &slots {
+            let node = nodes.nodes.iter().find(|n| n.id == slot.node).expect("the slot names a real node");
+            assert_eq!(node.name, slot.node_name, "{engine}");
+        }
+        assert_eq!(slots.iter().map(|s| s.gpu_mask.count_ones()).sum::<u32>(), 2, "{engine}");
+        let _: EventPage = send(&app, "GET", "/api/events?limit=500", &dev, NONE, StatusCode::OK).await;
+    }
+}

@@ -57,7 +57,7 @@ async fn upload_shadow_promote_with_a_second_admin_roll_back_and_survive_a_resta
         d.cycle(NOW).await.expect("cycle");
         let (_, events) = app.call("GET", "/api/events?kind=policy-shadow", Some(&dev), None).await;
         let shadow = &events["events"][0];
-        assert_eq!(shadow["detail"]["sha256"], json!(fifo), "{engine}: {events}");
+        assert_eq!(shadow["detail"]["policy"]["sha256"], json!(fifo), "{engine}: {events}");
         // Once the queue settles, cycles repeat the same comparison: the log keeps only changes.
         d.cycle(NOW + 1).await.expect("cycle");
         let stored = app.count("events WHERE kind = 'policy-shadow'").await;

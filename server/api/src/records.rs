@@ -21,9 +21,175 @@ pub struct LoggedEvent {
     pub policy: Option<String>,
     /// What happened, in words.
     pub message: String,
-    /// Machine-readable particulars; their keys depend on the kind (`job`, `loan`,
-    /// `node`, `template`, `change`…).
-    pub detail: serde_json::Map<String, serde_json::Value>,
+    /// Machine-readable particulars; which are present depends on the kind.
+    pub detail: EventDetail,
+}
+
+/// An event's particulars for tools: every field is optional, and each kind fills the
+/// ones it is about (a loan's events name the loan, a placement its slots, a policy
+/// fault the module and the fault).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct EventDetail {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loan: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<i64>,
+    /// A group's id: the one granted a template, or whose grant lapses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<i64>,
+    /// A group's name, where the event names one (the group a template is granted to).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_name: Option<String>,
+    /// Unix seconds: when a grant or a node token lapses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<i64>,
+    /// A node's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<i64>,
+    /// A node's name, where the event names one before it exists (a node token).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<String>,
+    /// A node token's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocation: Option<i64>,
+    /// GPUs an allocation held, and for how long (seconds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_s: Option<i64>,
+    /// Why its agent was told to stop it: `preempted`, `cancelled`, `idle`…
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i64>,
+    /// From the decision to stop to the GPUs being free, less the job's own grace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reclaim_latency_ms: Option<i64>,
+    /// Where a placed job's GPUs are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slots: Option<Vec<PlacedSlot>>,
+    /// Why a running job was stopped for another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preempted: Option<Preemption>,
+    /// What a policy module did: a fault, a fallback, an open circuit, a shadow difference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<PolicyNotice>,
+    /// A failed sign-in and the throttle's counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sign_in: Option<SignInFailure>,
+}
+
+/// One node's share of a placement.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct PlacedSlot {
+    pub node: i64,
+    pub node_name: String,
+    /// Bit `i` set: GPU `i` of the node.
+    pub gpu_mask: i64,
+}
+
+/// Why a running job was preempted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Preemption {
+    /// `return-to-lender`, `higher-class` or `loan-ended`.
+    pub kind: String,
+    /// The job the GPUs went to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub for_job: Option<i64>,
+    /// The loan that ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loan: Option<i64>,
+}
+
+/// A policy module's notice.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct PolicyNotice {
+    /// `fault`, `fallback`, `circuit-open` or `shadow`.
+    pub event: String,
+    /// `priority`, `quota` or `reclaim`.
+    pub kind: String,
+    /// The version concerned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<String>,
+    /// The call that faulted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Who answered instead: a version, or the built-in policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<String>,
+    /// Faults in a row when the circuit opened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difference: Option<ShadowDifference>,
+}
+
+/// How a shadow version decided differently from the active one (O1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ShadowDifference {
+    /// `rank-correlation` (priority), `verdicts` (quota) or `victim-overlap` (reclaim).
+    pub measure: String,
+    /// Jobs (or allocations) compared.
+    pub compared: u64,
+    /// Spearman's rho of the two orders (1 = same order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rho: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_choice_same: Option<bool>,
+    /// Jobs whose verdict differs, and how many each version admitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub differing: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub admitted_by_active: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub admitted_by_shadow: Option<u64>,
+    /// Overlap (Jaccard) of the first `k` victims each would preempt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jaccard: Option<f64>,
+}
+
+/// A failed sign-in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SignInFailure {
+    pub username: String,
+    pub address: Option<String>,
+    /// Failures in the current window, per throttle key (`user:…`, `addr:…`).
+    pub counts: Vec<ThrottleCount>,
+    /// Further sign-ins refused for this long, when this failure blocked a key.
+    pub blocked_s: Option<i64>,
+}
+
+/// One throttle key's failures.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ThrottleCount {
+    pub key: String,
+    pub failures: i64,
 }
 
 /// A page of events; `next` goes in `?before=`.

@@ -11,6 +11,8 @@ use crate::dispatch::{DispatchError, Lease};
 use crate::policy::PolicyEvent;
 use crate::policy::desk::event_row;
 use crate::store::Store;
+use crate::store::events::{EventDetail, stored};
+use tidepool_api::records::{PlacedSlot, Preemption};
 
 /// Rows per multi-row statement (well under both engines' parameter limits).
 const BATCH: usize = 1000;
@@ -23,6 +25,16 @@ fn values(rows: usize, cols: usize) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A preemption's reason as the records keep it (job and loan ids are the records').
+fn preemption(reason: &PreemptReason) -> Preemption {
+    let (kind, for_job, loan) = match reason {
+        PreemptReason::ReturnToLender { for_job } => ("return-to-lender", Some(for_job.0 as i64), None),
+        PreemptReason::HigherClass { for_job } => ("higher-class", Some(for_job.0 as i64), None),
+        PreemptReason::LoanEnded { loan } => ("loan-ended", None, Some(loan.0 as i64)),
+    };
+    Preemption { kind: kind.into(), for_job, loan }
 }
 
 const EVENT_POLICY: &str = "INSERT INTO events (at, kind, job_id, actor, policy, message, detail) VALUES ($1, $2, NULL, 'dispatcher', $3, $4, $5)";
@@ -100,7 +112,8 @@ pub async fn write(
             .await?;
         }
         let message = format!("job {} preempted: {}", a.job.0, p.reason);
-        let detail = serde_json::to_string(&p.reason).unwrap_or_default();
+        let detail =
+            stored(&EventDetail { preempted: Some(preemption(&p.reason)), ..EventDetail::default() });
         sqlx::query(EVENT)
             .bind(now)
             .bind("preempted")
@@ -132,13 +145,17 @@ pub async fn write(
             let job = p.job.0 as i64;
             let borrowed = serde_json::to_string(&p.borrowed).unwrap_or_else(|_| "[]".into());
             let mut where_ = Vec::new();
+            let mut slots = Vec::new();
             for s in &p.slots {
-                allocations.push((job, ids.nodes[s.node.0 as usize], s.gpus as i64, borrowed.clone()));
-                where_.push(format!("{} GPUs {:#x}", snap.nodes[s.node.0 as usize].name, s.gpus));
+                let (node, name) = (ids.nodes[s.node.0 as usize], &snap.nodes[s.node.0 as usize].name);
+                allocations.push((job, node, s.gpus as i64, borrowed.clone()));
+                where_.push(format!("{name} GPUs {:#x}", s.gpus));
+                slots.push(PlacedSlot { node, node_name: name.clone(), gpu_mask: s.gpus as i64 });
             }
             let message = format!("job {job} placed on {}: {}", where_.join(", "), p.basis());
             let policy = plan.policy_for(snap.pending[p.pending_index as usize].group);
-            events.push((job, message, serde_json::to_string(&p.slots).unwrap_or_default(), policy));
+            let detail = stored(&EventDetail { slots: Some(slots), ..EventDetail::default() });
+            events.push((job, message, detail, policy));
         }
         for rows in allocations.chunks(BATCH) {
             let sql = format!(

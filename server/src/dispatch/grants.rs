@@ -7,7 +7,7 @@ use sqlx::Row;
 use crate::dispatch::DispatchError;
 use crate::projects::REMIND_BEFORE_S;
 use crate::store::Store;
-use crate::store::events::record;
+use crate::store::events::{EventDetail, record};
 
 /// Records a "grant-expiring" event for each grant entering its last week.
 pub async fn remind(store: &Store, now: i64) -> Result<usize, DispatchError> {
@@ -27,7 +27,12 @@ pub async fn remind(store: &Store, now: i64) -> Result<usize, DispatchError> {
         let message = format!(
             "project {name}'s {class} grant expires in {days} days: its manager renews it, or its jobs run at normal"
         );
-        let detail = serde_json::json!({ "project": id, "group": group, "expires_at": expires });
+        let detail = EventDetail {
+            project: Some(id),
+            group: Some(group),
+            expires_at: Some(expires),
+            ..EventDetail::default()
+        };
         record(&mut tx, now, "grant-expiring", None, "dispatcher", &message, &detail).await?;
     }
     tx.commit().await?;

@@ -3,11 +3,10 @@
 //! event says who held what for how long (R3), and for a stop the server asked for, how
 //! long the GPUs took to come free, not counting the grace the job used.
 
-use serde_json::json;
 use sqlx::{AnyConnection, Row};
 
 use crate::fleet::protocol::{Finished, Outcome};
-use crate::store::events::record;
+use crate::store::events::{EventDetail, record};
 
 /// An allocation the records hold open, as the sync and the sweep read it.
 #[derive(Clone, Debug)]
@@ -161,9 +160,15 @@ pub async fn end_segment(
         }
         _ => None,
     };
-    let detail = json!({
-        "allocation": a.id, "node": node, "gpus": a.gpus(), "held_s": held_s,
-        "stop_reason": a.stop_reason, "exit_code": exit_code, "reclaim_latency_ms": latency_ms,
-    });
+    let detail = EventDetail {
+        allocation: Some(a.id),
+        node_name: Some(node.to_string()),
+        gpus: Some(a.gpus()),
+        held_s: Some(held_s),
+        stop_reason: a.stop_reason.clone(),
+        exit_code: exit_code.map(i64::from),
+        reclaim_latency_ms: latency_ms,
+        ..EventDetail::default()
+    };
     record(tx, now, kind, Some(a.job), &format!("agent {node}"), &message, &detail).await
 }

@@ -3,13 +3,12 @@
 //! GPUs are counted from its record; each change is an event. The caller wakes the
 //! dispatcher: the capacity it plans with changed.
 
-use serde_json::json;
 use sqlx::Row;
 use tidepool_api::fleet::{NewNode, NodeAdded, NodeEdit, NodeEdited};
 
 use crate::access::{AccessError, require_admin};
 use crate::input::{Invalid, text};
-use crate::store::events::record;
+use crate::store::events::{EventDetail, record};
 use crate::store::users::User;
 use crate::store::{Store, StoreError};
 
@@ -66,7 +65,16 @@ pub async fn add(store: &Store, user: &User, body: &NewNode, now: i64) -> Result
     .await?;
     let id: i64 = row.try_get(0)?;
     let message = format!("{} added node {name} ({} × {model}) to pool {pool}", user.username, body.gpus);
-    record(&mut tx, now, "node-added", None, &user.username, &message, &json!({ "node": id })).await?;
+    record(
+        &mut tx,
+        now,
+        "node-added",
+        None,
+        &user.username,
+        &message,
+        &EventDetail { node: Some(id), ..EventDetail::default() },
+    )
+    .await?;
     tx.commit().await?;
     Ok(NodeAdded { id, name: name.to_string() })
 }
@@ -103,7 +111,16 @@ pub async fn edit(
         pool.map(|p| format!(" pool {p}")).unwrap_or_default(),
         body.healthy.map(|h| format!(" healthy {h}")).unwrap_or_default()
     );
-    record(&mut tx, now, "node-edited", None, &user.username, &message, &json!({ "node": id })).await?;
+    record(
+        &mut tx,
+        now,
+        "node-edited",
+        None,
+        &user.username,
+        &message,
+        &EventDetail { node: Some(id), ..EventDetail::default() },
+    )
+    .await?;
     tx.commit().await?;
     Ok(NodeEdited { id })
 }

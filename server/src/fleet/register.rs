@@ -3,14 +3,13 @@
 //! registration records the token's first use and is an event; the caller wakes the
 //! dispatcher.
 
-use serde_json::json;
 use sqlx::Row;
 
 use crate::fleet::FleetConfig;
 use crate::fleet::protocol::{Register, Registered};
 use crate::fleet::tokens::NodeCaller;
 use crate::input::{Invalid, text};
-use crate::store::events::record;
+use crate::store::events::{EventDetail, record};
 use crate::store::{Store, StoreError};
 
 /// Why a registration is refused.
@@ -122,7 +121,12 @@ pub async fn register(
         .await?;
     }
     let message = format!("node {name} registered {n} × {model} in pool {pool}");
-    let detail = json!({ "node": node_id, "pool": pool, "token": caller.token_id });
+    let detail = EventDetail {
+        node: Some(node_id),
+        pool: Some(pool.to_string()),
+        token: Some(caller.token_id),
+        ..EventDetail::default()
+    };
     record(&mut tx, now, "node-registered", None, &format!("agent {name}"), &message, &detail).await?;
     tx.commit().await?;
     Ok(Registered {

@@ -12,7 +12,7 @@ use sqlx::Row;
 use crate::fleet::FleetConfig;
 use crate::fleet::finish::{Ending, end_segment, open_on};
 use crate::store::Store;
-use crate::store::events::record;
+use crate::store::events::{EventDetail, record};
 
 /// Seconds past the agent's own fence deadline (`lost_after_s` + grace) before the server
 /// requeues: `last_seen_at` is a whole second, and the agent kills on a 100 ms tick.
@@ -49,7 +49,7 @@ pub async fn lost_nodes(store: &Store, config: &FleetConfig, now: i64) -> Result
             open.len(),
             requeue_at(config, seen)
         );
-        record(&mut tx, now, "node-lost", None, "dispatcher", &message, &serde_json::json!({})).await?;
+        record(&mut tx, now, "node-lost", None, "dispatcher", &message, &EventDetail::default()).await?;
         tx.commit().await?;
     }
     requeue_fenced(store, config, now).await?;

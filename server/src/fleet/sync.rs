@@ -7,14 +7,13 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
 
-use serde_json::json;
 use sqlx::Row;
 
 use crate::fleet::finish::{Ending, Open, end_segment, open_on};
 use crate::fleet::protocol::{Assignment, Fence, Orders, Refusal, Report, Stop};
 use crate::fleet::{Fleet, FleetConfig};
 use crate::fleet::{indices, logs};
-use crate::store::events::record;
+use crate::store::events::{EventDetail, record, stored};
 use crate::store::{Store, StoreError};
 
 const MAX_ITEMS: usize = 1024;
@@ -176,7 +175,11 @@ pub async fn sync(cx: Ctx<'_>, node: &str, report: Report) -> Result<Orders, Syn
         .bind(a)
         .bind(format!("agent {node}"))
         .bind(format!("node {node} runs assignment {a}, which the records do not give it: told to stop it"))
-        .bind(json!({ "allocation": a, "node": node }).to_string())
+        .bind(stored(&EventDetail {
+            allocation: Some(a),
+            node_name: Some(node.to_string()),
+            ..EventDetail::default()
+        }))
         .execute(&mut *tx)
         .await?;
     }
@@ -277,8 +280,16 @@ async fn idle_step(
                 a.gpus(),
                 config.idle_notice_s
             );
-            record(tx, now, "idle-notice", Some(a.job), &format!("agent {node}"), &message, &json!({}))
-                .await?;
+            record(
+                tx,
+                now,
+                "idle-notice",
+                Some(a.job),
+                &format!("agent {node}"),
+                &message,
+                &EventDetail::default(),
+            )
+            .await?;
         }
         (true, Some(since), Some(notice)) if now - notice >= config.idle_notice_s => {
             sqlx::query(
@@ -296,8 +307,16 @@ async fn idle_step(
                 now - a.started_at,
                 now - since
             );
-            record(tx, now, "idle-reclaim", Some(a.job), &format!("agent {node}"), &message, &json!({}))
-                .await?;
+            record(
+                tx,
+                now,
+                "idle-reclaim",
+                Some(a.job),
+                &format!("agent {node}"),
+                &message,
+                &EventDetail::default(),
+            )
+            .await?;
             return Ok(true);
         }
         _ => {}

@@ -10,7 +10,7 @@ use tidepool_api::fleet::{IssuedNodeToken, NewNodeToken, NodeToken, NodeTokenLis
 use crate::access::{AccessError, require_admin};
 use crate::input::{Invalid, text};
 use crate::policy::runtime::sha256_hex;
-use crate::store::events::record;
+use crate::store::events::{EventDetail, record};
 use crate::store::users::{User, random_b64};
 use crate::store::{Store, StoreError};
 
@@ -123,8 +123,13 @@ pub async fn issue_as(store: &Store, new: &Issue, by: &str, now: i64) -> Result<
     if let Some(at) = new.expires_at {
         message += &format!(", expiring at {at}");
     }
-    let detail =
-        serde_json::json!({ "token": id, "node": node, "pool": new.pool, "expires_at": new.expires_at });
+    let detail = EventDetail {
+        token: Some(id),
+        node_name: Some(node.to_string()),
+        pool: new.pool.clone(),
+        expires_at: new.expires_at,
+        ..EventDetail::default()
+    };
     record(&mut tx, now, "node-token", None, by, &message, &detail).await?;
     tx.commit().await?;
     Ok(IssuedNodeToken {
@@ -171,7 +176,8 @@ pub async fn revoke_as(store: &Store, id: i64, by: &str, now: i64) -> Result<Opt
     let token = listed(&row)?;
     if done.rows_affected() > 0 {
         let message = format!("{by} revoked node token {id} of node {}", token.node);
-        let detail = serde_json::json!({ "token": id, "node": token.node });
+        let detail =
+            EventDetail { token: Some(id), node_name: Some(token.node.clone()), ..EventDetail::default() };
         record(&mut tx, now, "node-token-revoked", None, by, &message, &detail).await?;
     }
     tx.commit().await?;

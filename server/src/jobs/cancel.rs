@@ -2,11 +2,10 @@
 //! any. A running job's GPUs go back at once where no agent runs it; where one does,
 //! once the agent has stopped it (SIGTERM, grace, SIGKILL).
 
-use serde_json::json;
 use sqlx::Row;
 use tidepool_api::jobs::{Cancelled, JobState};
 
-use crate::store::events::record;
+use crate::store::events::{EventDetail, record};
 use crate::store::users::{Role, User};
 use crate::store::{Store, StoreError};
 
@@ -81,7 +80,7 @@ pub async fn cancel(store: &Store, user: &User, id: i64, now: i64) -> Result<Can
     .execute(&mut *tx)
     .await?;
     let message = format!("{} cancelled job {id}", user.username);
-    record(&mut tx, now, "cancelled", Some(id), &user.username, &message, &json!({})).await?;
+    record(&mut tx, now, "cancelled", Some(id), &user.username, &message, &EventDetail::default()).await?;
     tx.commit().await?;
     Ok(Cancelled { id, state: JobState::Cancelled })
 }

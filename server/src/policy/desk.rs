@@ -12,6 +12,8 @@ use crate::policy::registry::Registry;
 use crate::policy::select::ModuleFiles;
 use crate::policy::{Kind, Limits, PolicyEvent, Runtime, WasmPolicies};
 use crate::store::Store;
+use crate::store::events::{EventDetail, stored};
+use tidepool_api::records::PolicyNotice;
 
 pub struct PolicyDesk {
     pub runtime: Arc<Runtime>,
@@ -106,9 +108,9 @@ impl PolicyDesk {
     }
 }
 
-/// An event row for a policy event: kind, message, JSON detail.
+/// An event row for a policy event: kind, message, stored particulars.
 pub fn event_row(e: &PolicyEvent) -> (&'static str, String, String) {
-    let detail = serde_json::to_string(e).unwrap_or_else(|_| "{}".into());
+    let detail = stored(&EventDetail { policy: Some(notice(e)), ..EventDetail::default() });
     let short = |sha: &str| sha.get(..12).unwrap_or(sha).to_string();
     let (kind, message) = match e {
         PolicyEvent::Fault { kind, sha256, fault, .. } => {
@@ -136,4 +138,39 @@ pub fn event_row(e: &PolicyEvent) -> (&'static str, String, String) {
         ),
     };
     (kind, message, detail)
+}
+
+/// A policy event as the records keep it.
+fn notice(e: &PolicyEvent) -> PolicyNotice {
+    let blank = |event: &str, kind: &Kind| PolicyNotice {
+        event: event.into(),
+        kind: kind.name().into(),
+        sha256: None,
+        fault: None,
+        label: None,
+        answered_by: None,
+        faults: None,
+        difference: None,
+    };
+    match e {
+        PolicyEvent::Fault { kind, sha256, fault, label, .. } => PolicyNotice {
+            sha256: Some(sha256.clone()),
+            fault: Some(fault.clone()),
+            label: Some((*label).into()),
+            ..blank("fault", kind)
+        },
+        PolicyEvent::Fallback { kind, answered_by, .. } => {
+            PolicyNotice { answered_by: Some(answered_by.clone()), ..blank("fallback", kind) }
+        }
+        PolicyEvent::CircuitOpen { kind, sha256, faults, .. } => PolicyNotice {
+            sha256: Some(sha256.clone()),
+            faults: Some(*faults),
+            ..blank("circuit-open", kind)
+        },
+        PolicyEvent::Shadow { kind, sha256, difference, .. } => PolicyNotice {
+            sha256: Some(sha256.clone()),
+            difference: Some(difference.shown()),
+            ..blank("shadow", kind)
+        },
+    }
 }

@@ -3,6 +3,7 @@
 //! reclaim. Figures a reviewer reads before promoting a version (O1).
 
 use serde::Serialize;
+use tidepool_api::records::ShadowDifference;
 use tidepool_core::Verdict;
 
 /// One comparison, recorded as a shadow event.
@@ -15,6 +16,43 @@ pub enum Difference {
     Verdicts { jobs: usize, differing: usize, admitted_by_active: usize, admitted_by_shadow: usize },
     /// Overlap (Jaccard) of the first `k` victims each would preempt.
     VictimOverlap { allocations: usize, k: usize, jaccard: f64 },
+}
+
+impl Difference {
+    /// The difference as the records keep it.
+    pub fn shown(&self) -> ShadowDifference {
+        let none = |measure: &str, compared: usize| ShadowDifference {
+            measure: measure.into(),
+            compared: compared as u64,
+            rho: None,
+            first_choice_same: None,
+            differing: None,
+            admitted_by_active: None,
+            admitted_by_shadow: None,
+            k: None,
+            jaccard: None,
+        };
+        match *self {
+            Difference::RankCorrelation { jobs, rho, first_choice_same } => ShadowDifference {
+                rho: Some(rho),
+                first_choice_same: Some(first_choice_same),
+                ..none("rank-correlation", jobs)
+            },
+            Difference::Verdicts { jobs, differing, admitted_by_active, admitted_by_shadow } => {
+                ShadowDifference {
+                    differing: Some(differing as u64),
+                    admitted_by_active: Some(admitted_by_active as u64),
+                    admitted_by_shadow: Some(admitted_by_shadow as u64),
+                    ..none("verdicts", jobs)
+                }
+            }
+            Difference::VictimOverlap { allocations, k, jaccard } => ShadowDifference {
+                k: Some(k as u64),
+                jaccard: Some(jaccard),
+                ..none("victim-overlap", allocations)
+            },
+        }
+    }
 }
 
 /// Position of each item when sorted by score, highest first (ties by index).

@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::json;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use tidepool_api::projects::{NewProject, Project, ProjectCreated, ProjectPage, Renewed};
@@ -14,7 +13,7 @@ use super::REMIND_BEFORE_S;
 use crate::access::{AccessError, acting_group, require_manager};
 use crate::input::{Invalid, one_of, text};
 use crate::jobs::CLASSES;
-use crate::store::events::record;
+use crate::store::events::{EventDetail, record};
 use crate::store::listing::{Filters, Keyed, Order, Page};
 use crate::store::users::User;
 use crate::store::{Store, StoreError};
@@ -139,8 +138,16 @@ pub async fn grant(
     let id: i64 = row.try_get(0)?;
     let message =
         format!("{} granted project {name} {} priority until {}", user.username, body.class, body.expires_at);
-    record(&mut tx, now, "project-granted", None, &user.username, &message, &json!({ "project": id }))
-        .await?;
+    record(
+        &mut tx,
+        now,
+        "project-granted",
+        None,
+        &user.username,
+        &message,
+        &EventDetail { project: Some(id), ..EventDetail::default() },
+    )
+    .await?;
     tx.commit().await?;
     Ok(ProjectCreated { id, name: name.to_string() })
 }
@@ -170,8 +177,16 @@ pub async fn renew(
         .execute(&mut *tx)
         .await?;
     let message = format!("{} renewed project {name}'s grant until {expires_at}", user.username);
-    record(&mut tx, now, "project-renewed", None, &user.username, &message, &json!({ "project": id }))
-        .await?;
+    record(
+        &mut tx,
+        now,
+        "project-renewed",
+        None,
+        &user.username,
+        &message,
+        &EventDetail { project: Some(id), ..EventDetail::default() },
+    )
+    .await?;
     tx.commit().await?;
     Ok(Renewed { id, expires_at })
 }

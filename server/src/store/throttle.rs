@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 use sqlx::Row;
+use tidepool_api::records::{SignInFailure, ThrottleCount};
 
 use crate::store::{Store, StoreError, events};
 
@@ -108,7 +109,7 @@ impl Store {
             .fetch_one(&mut *tx)
             .await?;
             let failures: i64 = row.try_get(0)?;
-            counts.push(serde_json::json!({ "key": k.key, "failures": failures }));
+            counts.push(ThrottleCount { key: k.key.clone(), failures });
             if failures >= k.limit.failures {
                 sqlx::query("UPDATE login_throttle SET blocked_until = $1 WHERE key = $2")
                     .bind(now + k.limit.block_s)
@@ -123,12 +124,13 @@ impl Store {
         if let Some(s) = blocked {
             message.push_str(&format!("; further sign-ins refused for {s} s"));
         }
-        let detail = serde_json::json!({
-            "username": who.username,
-            "address": who.address,
-            "counts": counts,
-            "blocked_s": blocked,
-        });
+        let sign_in = SignInFailure {
+            username: who.username.to_string(),
+            address: who.address.map(str::to_string),
+            counts,
+            blocked_s: blocked,
+        };
+        let detail = events::EventDetail { sign_in: Some(sign_in), ..events::EventDetail::default() };
         events::record(&mut tx, now, "login-failed", None, actor, &message, &detail).await?;
         tx.commit().await?;
         Ok(blocked)

@@ -3,7 +3,6 @@
 //! owning group's manager grants one to another group (T2) and retires it (T3). Each
 //! step is an event.
 
-use serde_json::json;
 use sqlx::Row;
 use tidepool_api::templates::{NewTemplate, TemplateCreated, TemplateGranted, TemplateRetired};
 
@@ -12,7 +11,7 @@ use crate::input::{Invalid, filter, text};
 use crate::jobs::spec::DEFAULT_MODEL;
 use crate::jobs::{Spec, sandbox, validate};
 use crate::limits::{Bounds, Limited, known_model, template_cap};
-use crate::store::events::record;
+use crate::store::events::{EventDetail, record};
 use crate::store::users::User;
 use crate::store::{Store, StoreError};
 
@@ -133,8 +132,16 @@ async fn insert(store: &Store, user: &User, group: i64, spec: &Spec, now: i64) -
     .await?;
     let id: i64 = row.try_get(0)?;
     let message = format!("{} created template {}", user.username, spec.name);
-    record(&mut tx, now, "template-created", None, &user.username, &message, &json!({ "template": id }))
-        .await?;
+    record(
+        &mut tx,
+        now,
+        "template-created",
+        None,
+        &user.username,
+        &message,
+        &EventDetail { template: Some(id), ..EventDetail::default() },
+    )
+    .await?;
     tx.commit().await?;
     Ok(id)
 }
@@ -169,7 +176,8 @@ pub async fn grant(
     .execute(&mut *tx)
     .await?;
     let message = format!("{} granted template {} to {to}", user.username, t.name);
-    let detail = json!({ "template": id, "group": to });
+    let detail =
+        EventDetail { template: Some(id), group_name: Some(to.to_string()), ..EventDetail::default() };
     record(&mut tx, now, "template-granted", None, &user.username, &message, &detail).await?;
     tx.commit().await?;
     Ok(TemplateGranted { template: id, granted_to: to.to_string() })
@@ -198,8 +206,16 @@ pub async fn retire(
         .execute(&mut *tx)
         .await?;
     let message = format!("{} retired template {}: {reason}", user.username, t.name);
-    record(&mut tx, now, "template-retired", None, &user.username, &message, &json!({ "template": id }))
-        .await?;
+    record(
+        &mut tx,
+        now,
+        "template-retired",
+        None,
+        &user.username,
+        &message,
+        &EventDetail { template: Some(id), ..EventDetail::default() },
+    )
+    .await?;
     tx.commit().await?;
     Ok(TemplateRetired { id, retired_at: now })
 }
