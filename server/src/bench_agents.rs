@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use tidepool_api::{IssuedNodeToken, Login, NewNodeToken, Tokens};
 
 use crate::agent::client::Client;
 use crate::bench_server::{BenchServer, bench_dir};
@@ -59,8 +60,9 @@ async fn drive(args: &BenchAgentsArgs, addr: &str, pid: u32) -> Result<Value, St
     let admin = login(&base).await?;
     let mut tokens = Vec::with_capacity(args.agents as usize);
     for n in 0..args.agents {
-        let t: Value = admin.post("/api/nodes/tokens", &json!({ "node": format!("sim-{n}") })).await?;
-        tokens.push(t["token"].as_str().ok_or("no token")?.to_string());
+        let ask = NewNodeToken { node: format!("sim-{n}"), pool: None, expires_in_s: None };
+        let t: IssuedNodeToken = admin.post("/api/nodes/tokens", &ask).await?;
+        tokens.push(t.token);
     }
     let gpus: Vec<GpuInfo> = (0..8)
         .map(|i| GpuInfo {
@@ -133,9 +135,9 @@ async fn login(base: &str) -> Result<Client, String> {
     let anon = Client::new(base, String::new())?;
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let body = json!({ "username": "admin", "password": "bench-admin-pw" });
-        match anon.post::<_, Value>("/api/auth/login", &body).await {
-            Ok(v) => return Client::new(base, v["access_token"].as_str().ok_or("no token")?.to_string()),
+        let body = Login { username: "admin".into(), password: "bench-admin-pw".into() };
+        match anon.post::<_, Tokens>("/api/auth/login", &body).await {
+            Ok(t) => return Client::new(base, t.access_token),
             Err(e) if Instant::now() > deadline => return Err(format!("the server did not come up: {e}")),
             Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
         }

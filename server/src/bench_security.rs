@@ -92,7 +92,8 @@ async fn request(
 }
 
 fn login_body(user: &str, password: &str) -> String {
-    serde_json::json!({ "username": user, "password": password }).to_string()
+    let body = tidepool_api::Login { username: user.into(), password: password.into() };
+    serde_json::to_string(&body).unwrap_or_default()
 }
 
 /// `/api/me` `n` times one after another: the latencies in ms, sorted.
@@ -122,8 +123,8 @@ async fn drive(args: &BenchSecurityArgs, base: &str) -> Result<Figures, String> 
         let body = login_body(&args.username, &args.password);
         match request(&http, "POST", &format!("{base}/api/auth/login"), None, &body).await {
             Ok((200, bytes)) => {
-                let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
-                break v["access_token"].as_str().ok_or("no access token")?.to_string();
+                let t: tidepool_api::Tokens = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
+                break t.access_token;
             }
             Ok((status, _)) => return Err(format!("signing in as {} answered {status}", args.username)),
             Err(e) if Instant::now() > deadline => return Err(format!("the server did not come up: {e}")),

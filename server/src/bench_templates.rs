@@ -16,6 +16,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::{Value, json};
 use sqlx::Row;
+use tidepool_api::{Login, TemplatePage, Tokens};
 
 use crate::bench_server::{BenchServer, bench_dir};
 use crate::cli::{BenchTemplatesArgs, Format};
@@ -112,7 +113,8 @@ impl Http {
 
 async fn login(base: &str) -> Result<String, String> {
     let client: Hyper<HttpConnector, Full<Bytes>> = Hyper::builder(TokioExecutor::new()).build_http();
-    let body = json!({ "username": "vision-dev", "password": "demo-password" }).to_string();
+    let body = Login { username: "vision-dev".into(), password: "demo-password".into() };
+    let body = serde_json::to_string(&body).map_err(|e| e.to_string())?;
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let req = hyper::Request::post(format!("{base}/api/auth/login"))
@@ -122,8 +124,8 @@ async fn login(base: &str) -> Result<String, String> {
         match client.request(req).await {
             Ok(resp) if resp.status().is_success() => {
                 let bytes = resp.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
-                let v: Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
-                return v["access_token"].as_str().map(str::to_string).ok_or_else(|| "no token".into());
+                let t: Tokens = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
+                return Ok(t.access_token);
             }
             Ok(resp) => return Err(format!("login answered {}", resp.status())),
             Err(e) if Instant::now() > deadline => return Err(format!("the server did not come up: {e}")),
@@ -171,8 +173,9 @@ async fn drive(args: &BenchTemplatesArgs, addr: &str) -> Result<Value, String> {
         async move {
             let mut path = "/api/templates?limit=500".to_string();
             loop {
-                let v: Value = serde_json::from_slice(&http.get(&path).await?).map_err(|e| e.to_string())?;
-                match v["next"].as_i64() {
+                let page: TemplatePage =
+                    serde_json::from_slice(&http.get(&path).await?).map_err(|e| e.to_string())?;
+                match page.next {
                     Some(next) => path = format!("/api/templates?limit=500&after={next}"),
                     None => return Ok(()),
                 }
