@@ -80,6 +80,8 @@ pub mod simulate;
 pub mod store;
 /// Templates (T1–T2): launching a frozen job shape, where granted.
 pub mod templates;
+/// Usage history: samples at each sync, the hourly roll-up, the busy/idle curves (V4).
+pub mod usage;
 
 /// The wall clock in Unix seconds, for the drivers that need one (the core never reads it).
 pub fn unix_now() -> i64 {
