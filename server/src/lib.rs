@@ -26,6 +26,8 @@ pub mod bench;
 pub mod bench_agents;
 /// `tidepool bench api`: the record path's speed, submit to placed.
 pub mod bench_api;
+/// `tidepool bench reports`: usage history's size and speed at scale.
+pub mod bench_reports;
 /// `tidepool bench security`: sign-in throttling and idle connections against a server.
 pub mod bench_security;
 /// The real server the end-to-end benchmarks start and measure.

@@ -153,6 +153,9 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         tracing::info!(
             "seeded the demo organisation (users <group>-lead / <group>-dev, password `demo-password`)"
         );
+        let started = std::time::Instant::now();
+        let jobs = crate::usage::demo::seed(&store, now).await.map_err(|e| e.to_string())?;
+        tracing::info!(jobs, ms = started.elapsed().as_millis() as u64, "seeded three weeks of demo history");
     }
     let secret = secret(&args.data_dir)?;
     let keys = Keys::new(&secret)?;
