@@ -288,6 +288,8 @@ pub enum BenchCommand {
     Security(BenchSecurityArgs),
     /// Lists against a real server with 1,000 templates and 10,000 jobs: /api/templates and /api/me.
     Templates(BenchTemplatesArgs),
+    /// Usage history at scale: a year's rows and size, `/api/usage` for a month, the roll-up.
+    Reports(BenchReportsArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -657,4 +659,22 @@ pub enum LoanAction {
     },
     /// Give a loan back early (the borrower).
     Return { id: i64 },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BenchReportsArgs {
+    /// GPUs in the synthetic cluster.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(i64).range(16..=1_000_000))]
+    pub gpus: i64,
+    /// Days of usage_hours written.
+    #[arg(long, default_value_t = 365, value_parser = clap::value_parser!(i64).range(31..=3650))]
+    pub days: i64,
+    /// Days of allocations and samples the roll-up is timed over.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(i64).range(1..=365))]
+    pub rollup_days: i64,
+    /// `sqlite:FILE` or `postgres://…` (an empty database); default: a SQLite file in a fresh folder.
+    #[arg(long)]
+    pub database_url: Option<String>,
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
 }

@@ -26,6 +26,8 @@ pub mod bench;
 pub mod bench_agents;
 /// `tidepool bench api`: the record path's speed, submit to placed.
 pub mod bench_api;
+/// `tidepool bench reports`: usage history's size and speed at scale.
+pub mod bench_reports;
 /// `tidepool bench security`: sign-in throttling and idle connections against a server.
 pub mod bench_security;
 /// The real server the end-to-end benchmarks start and measure.
@@ -80,6 +82,8 @@ pub mod simulate;
 pub mod store;
 /// Templates (T1–T2): launching a frozen job shape, where granted.
 pub mod templates;
+/// Usage history: samples at each sync, the hourly roll-up, the busy/idle curves (V4).
+pub mod usage;
 
 /// The wall clock in Unix seconds, for the drivers that need one (the core never reads it).
 pub fn unix_now() -> i64 {

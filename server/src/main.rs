@@ -36,6 +36,9 @@ fn main() -> ExitCode {
         Command::Bench { what: BenchCommand::Cycle(args) } => {
             tidepool::bench::cycle(args).map(|out| (out, true))
         }
+        Command::Bench { what: BenchCommand::Reports(args) } => {
+            tidepool::bench_reports::run(args).map(|out| (out, true))
+        }
     };
     match result {
         Ok((output, success)) => {

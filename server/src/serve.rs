@@ -71,6 +71,7 @@ async fn dispatch_loop(
     every: Duration,
 ) {
     let mut pruned_at = 0;
+    let mut rolled_at = 0;
     loop {
         tokio::select! {
             _ = wake.notified() => {}
@@ -87,7 +88,9 @@ async fn dispatch_loop(
         if let Err(e) = desk.follow(&dispatcher.store).await {
             tracing::error!(error = %e, "reading policy versions");
         }
-        match dispatcher.cycle(unix_now()).await {
+        let cycle = dispatcher.cycle(unix_now()).await;
+        let leading = cycle.is_ok();
+        match cycle {
             Ok(r) if r.placed + r.preempted > 0 => {
                 tracing::info!(
                     epoch = r.epoch,
@@ -99,6 +102,13 @@ async fn dispatch_loop(
             }
             Ok(_) | Err(DispatchError::NotLeader(_)) => {}
             Err(e) => tracing::error!(error = %e, "dispatch cycle"),
+        }
+        // The usage roll-up (V4), once a minute on the leader (a cycle that ran).
+        if leading && now - rolled_at >= 60 {
+            rolled_at = now;
+            if let Err(e) = crate::usage::roll_up(&dispatcher.store, unix_now()).await {
+                tracing::error!(error = %e, "usage roll-up");
+            }
         }
     }
 }
@@ -143,6 +153,9 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         tracing::info!(
             "seeded the demo organisation (users <group>-lead / <group>-dev, password `demo-password`)"
         );
+        let started = std::time::Instant::now();
+        let jobs = crate::usage::demo::seed(&store, now).await.map_err(|e| e.to_string())?;
+        tracing::info!(jobs, ms = started.elapsed().as_millis() as u64, "seeded three weeks of demo history");
     }
     let secret = secret(&args.data_dir)?;
     let keys = Keys::new(&secret)?;

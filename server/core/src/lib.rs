@@ -18,6 +18,8 @@ pub mod snapshot;
 /// Builders for snapshots in tests, the simulator and benchmarks.
 #[cfg(feature = "testkit")]
 pub mod testkit;
+/// Usage history arithmetic: spans cut into hours, samples, roll-up sums.
+pub mod usage;
 
 pub use cycle::{Hold, Placement, Plan, Preemption, Reservation, plan};
 pub use model::*;

@@ -199,6 +199,16 @@ pub async fn sync(cx: Ctx<'_>, node: &str, report: Report) -> Result<Orders, Syn
             && gpus.iter().all(|i| util.get(i).is_some_and(|u| *u < config.idle_threshold_pct));
         changed |= idle_step(&mut tx, node, a, idle, now, config).await?;
     }
+    // Usage history (R2, V4): the GPU-seconds since each live allocation's last sample.
+    crate::usage::sample::record(
+        &mut tx,
+        node_id,
+        &util,
+        config.idle_threshold_pct,
+        config.lost_after_s,
+        now,
+    )
+    .await?;
     tx.commit().await?;
     if logged {
         fleet.logged();

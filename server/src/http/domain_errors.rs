@@ -268,3 +268,14 @@ impl From<PolicyError> for ApiError {
         }
     }
 }
+
+impl From<crate::usage::UsageError> for ApiError {
+    fn from(e: crate::usage::UsageError) -> Self {
+        use crate::usage::UsageError;
+        match e {
+            UsageError::Invalid(e) => e.into(),
+            UsageError::Access(e) => e.into(),
+            UsageError::Store(e) => e.into(),
+        }
+    }
+}

@@ -22,6 +22,7 @@ mod records;
 pub mod scope;
 mod signin;
 mod templates;
+mod usage;
 mod views;
 pub mod web;
 
@@ -246,6 +247,12 @@ pub const ROUTES: &[Route] = &[
         Admin,
         "Go back to the previously active version of a kind",
     )),
+    route(
+        "get",
+        "/api/usage",
+        SignedIn,
+        "Busy and idle curves: hour x weekday heatmap and GPU-hours by day (own group or organisation)",
+    ),
 ];
 
 /// Paths that are not API routes: the web app (unknown `/api/…` paths are 404s).
@@ -302,6 +309,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/policies/{sha256}/canary", post(policies::canary))
         .route("/api/policies/{sha256}/promote", post(policies::promote))
         .route("/api/policies/{sha256}/approve", post(policies::approve))
+        .route("/api/usage", get(usage::usage))
         .fallback(web_fallback)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)

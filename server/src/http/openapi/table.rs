@@ -223,4 +223,10 @@ pub const OPS: &[Op] = &[
     op("post", "/api/policies/rollback", "rollbackPolicy", 200, s::<api::RolledBack>)
         .body(s::<api::Rollback>, ex::rollback)
         .errors(&[409]),
+    op("get", "/api/usage", "usageCurves", 200, s::<api::usage::UsageCurves>).query(&[
+        q("from", "integer", "Unix seconds; default: four weeks before `to`"),
+        q("to", "integer", "Unix seconds; default and most: the end of the rolled-up history"),
+        q("group", "string", "Only this group (members and managers: their own)"),
+        q("pool", "string", "Only this pool"),
+    ]),
 ];
