@@ -72,6 +72,8 @@ pub mod quota_use;
 pub mod records;
 /// `tidepool serve`: store, initial admin, demo, HTTP.
 pub mod serve;
+/// The organisation's settings (A5): time zone, currency, GPU prices, report webhook, emails.
+pub mod settings;
 /// The trace simulator: event loop, cluster set-up, inputs and report.
 pub mod sim;
 /// `tidepool simulate`: flags to a simulation report.

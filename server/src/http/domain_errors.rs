@@ -268,3 +268,15 @@ impl From<PolicyError> for ApiError {
         }
     }
 }
+
+impl From<crate::settings::SettingsError> for ApiError {
+    fn from(e: crate::settings::SettingsError) -> Self {
+        use crate::settings::SettingsError;
+        match e {
+            SettingsError::NoSuchUser(_) => ApiError::NotFound(e.to_string()),
+            SettingsError::Access(e) => e.into(),
+            SettingsError::Invalid(e) => e.into(),
+            SettingsError::Store(e) => e.into(),
+        }
+    }
+}

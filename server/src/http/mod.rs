@@ -20,6 +20,7 @@ mod policies;
 pub mod projects;
 mod records;
 pub mod scope;
+mod settings;
 mod signin;
 mod templates;
 mod views;
@@ -246,6 +247,18 @@ pub const ROUTES: &[Route] = &[
         Admin,
         "Go back to the previously active version of a kind",
     )),
+    route(
+        "get",
+        "/api/settings",
+        SignedIn,
+        "The organisation's time zone, currency, GPU prices and report webhook",
+    ),
+    json(route(
+        "put",
+        "/api/settings",
+        Admin,
+        "Replace the organisation's settings (each change is an event)",
+    )),
 ];
 
 /// Paths that are not API routes: the web app (unknown `/api/…` paths are 404s).
@@ -302,6 +315,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/policies/{sha256}/canary", post(policies::canary))
         .route("/api/policies/{sha256}/promote", post(policies::promote))
         .route("/api/policies/{sha256}/approve", post(policies::approve))
+        .route("/api/settings", get(settings::get).put(settings::put))
         .fallback(web_fallback)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)

@@ -223,4 +223,7 @@ pub const OPS: &[Op] = &[
     op("post", "/api/policies/rollback", "rollbackPolicy", 200, s::<api::RolledBack>)
         .body(s::<api::Rollback>, ex::rollback)
         .errors(&[409]),
+    op("get", "/api/settings", "getSettings", 200, s::<api::settings::OrgSettings>),
+    op("put", "/api/settings", "putSettings", 200, s::<api::settings::OrgSettings>)
+        .body(s::<api::settings::OrgSettings>, ex::settings),
 ];
