@@ -280,3 +280,15 @@ impl From<crate::settings::SettingsError> for ApiError {
         }
     }
 }
+
+impl From<crate::reports::ReportError> for ApiError {
+    fn from(e: crate::reports::ReportError) -> Self {
+        use crate::reports::ReportError;
+        match e {
+            ReportError::NotBegun(_) => ApiError::Unprocessable(e.to_string()),
+            ReportError::Access(e) => e.into(),
+            ReportError::Invalid(e) => e.into(),
+            ReportError::Store(e) => e.into(),
+        }
+    }
+}

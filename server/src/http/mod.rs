@@ -19,6 +19,7 @@ mod page;
 mod policies;
 pub mod projects;
 mod records;
+mod reports;
 pub mod scope;
 mod settings;
 mod signin;
@@ -316,6 +317,9 @@ pub fn app(state: AppState) -> Router {
         .route("/api/policies/{sha256}/promote", post(policies::promote))
         .route("/api/policies/{sha256}/approve", post(policies::approve))
         .route("/api/settings", get(settings::get).put(settings::put))
+        .route("/api/reports", get(reports::list))
+        .route("/api/reports/weekly", get(reports::weekly))
+        .route("/api/reports/weekly.csv", get(reports::weekly_csv))
         .fallback(web_fallback)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)

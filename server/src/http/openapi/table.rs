@@ -226,4 +226,12 @@ pub const OPS: &[Op] = &[
     op("get", "/api/settings", "getSettings", 200, s::<api::settings::OrgSettings>),
     op("put", "/api/settings", "putSettings", 200, s::<api::settings::OrgSettings>)
         .body(s::<api::settings::OrgSettings>, ex::settings),
+    op("get", "/api/reports", "listReports", 200, s::<api::reports::FrozenWeeks>),
+    op("get", "/api/reports/weekly", "weeklyReport", 200, s::<api::reports::WeeklyReport>).query(WEEK_QUERY),
+    op("get", "/api/reports/weekly.csv", "weeklyReportCsv", 200, s::<String>).query(WEEK_QUERY),
+];
+
+const WEEK_QUERY: &[Param] = &[
+    q("group", "string", "The group reported on (one's own; admins: any); none: the organisation"),
+    q("week", "string", "ISO week of the organisation's time zone, 2026-W48; none: the current week"),
 ];
