@@ -72,6 +72,8 @@ pub mod quota_use;
 pub mod records;
 /// The weekly report (A5, O4): computed from the records, frozen once its week is over (A2).
 pub mod reports;
+/// The monthly reviews (Q5, R5): quotas against use with suggestions, idle capacity.
+pub mod reviews;
 /// `tidepool serve`: store, initial admin, demo, HTTP.
 pub mod serve;
 /// The organisation's settings (A5): time zone, currency, GPU prices, report webhook, emails.

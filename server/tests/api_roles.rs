@@ -813,6 +813,21 @@ mod organisation {
                     expect(app.call("GET", path, token, None).await, want, &format!("{route} {label}"));
                 }
             }
+            ("get", "/api/reviews/quotas" | "/api/reviews/idle") => {
+                let rows = [("anonymous", None, ANON), ("member", dev, OK), ("admin", admin, OK)];
+                for (label, token, want) in rows {
+                    expect(app.call("GET", path, token, None).await, want, &format!("{route} {label}"));
+                }
+            }
+            ("post", "/api/reviews/quotas/propose") => {
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member", dev, NO),
+                    ("manager", lead, NO),
+                    ("admin", admin, ACCEPTED),
+                ];
+                cases(app, "POST", path, r#"{"month":"2026-11"}"#, route, &rows).await;
+            }
             _ => panic!("no row in the role matrix for {route}: add one"),
         }
     }

@@ -292,3 +292,15 @@ impl From<crate::reports::ReportError> for ApiError {
         }
     }
 }
+
+impl From<crate::reviews::ReviewError> for ApiError {
+    fn from(e: crate::reviews::ReviewError) -> Self {
+        use crate::reviews::ReviewError;
+        match e {
+            ReviewError::Access(e) => e.into(),
+            ReviewError::Invalid(e) => e.into(),
+            ReviewError::Change(e) => e.into(),
+            ReviewError::Store(e) => e.into(),
+        }
+    }
+}

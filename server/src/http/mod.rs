@@ -20,6 +20,7 @@ mod policies;
 pub mod projects;
 mod records;
 mod reports;
+mod reviews;
 pub mod scope;
 mod settings;
 mod signin;
@@ -320,6 +321,9 @@ pub fn app(state: AppState) -> Router {
         .route("/api/reports", get(reports::list))
         .route("/api/reports/weekly", get(reports::weekly))
         .route("/api/reports/weekly.csv", get(reports::weekly_csv))
+        .route("/api/reviews/quotas", get(reviews::quotas))
+        .route("/api/reviews/quotas/propose", post(reviews::propose))
+        .route("/api/reviews/idle", get(reviews::idle))
         .fallback(web_fallback)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)

@@ -195,3 +195,7 @@ pub fn settings() -> Value {
         report_webhook: Some("https://reports.example.org/tidepool".into()),
     })
 }
+
+pub fn propose_suggestions() -> Value {
+    ex(api::reviews::ProposeSuggestions { month: "2026-11".into() })
+}
