@@ -396,3 +396,32 @@ async fn another_groups_report_is_refused_and_the_csv_has_every_table() {
         assert!(csv.contains("normal,3,1420,600,3600"), "{csv}");
     }
 }
+
+// A5: settings refuse an unknown zone, a non-http webhook and a bad currency (422), and
+// each accepted change is an event.
+#[tokio::test]
+async fn settings_are_validated_and_each_change_is_an_event() {
+    for engine in engines() {
+        let app = TestApp::new(engine).await;
+        let admin = app.token("admin", "admin-pw").await;
+        let put = |zone: &str, currency: &str, hook: &str| {
+            format!(r#"{{"time_zone":"{zone}","currency":"{currency}","prices":[],"report_webhook":{hook}}}"#)
+        };
+        for bad in [
+            put("Mars/Olympus", "EUR", "null"),
+            put("UTC", "EUR", r#""ftp://x""#),
+            put("UTC", "euro", "null"),
+        ] {
+            let (status, v) = app.call("PUT", "/api/settings", Some(&admin), Some(&bad)).await;
+            assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{engine}: {bad}: {v}");
+        }
+        let before = app.count("events").await;
+        let good = put("Europe/Berlin", "CHF", r#""https://hooks.example.org/t""#);
+        let (status, v) = app.call("PUT", "/api/settings", Some(&admin), Some(&good)).await;
+        assert_eq!(status, StatusCode::OK, "{v}");
+        assert_eq!(app.count("events").await, before + 1);
+        let dev = app.token("vision-dev", "demo-password").await;
+        let (_, v) = app.call("GET", "/api/settings", Some(&dev), None).await;
+        assert_eq!((v["time_zone"].as_str(), v["currency"].as_str()), (Some("Europe/Berlin"), Some("CHF")));
+    }
+}
