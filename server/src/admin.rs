@@ -115,6 +115,15 @@ pub fn run(args: &AdminArgs) -> Result<String, String> {
                     )
                 })
             }
+            AdminCommand::SetEmail { username, address, clear: _ } => {
+                crate::settings::set_email(&store, "tidepool admin", username, address.as_deref(), now)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok(match address {
+                    Some(a) => format!("`{username}` now receives reports at {a}"),
+                    None => format!("`{username}` has no email address now"),
+                })
+            }
         }
     })
 }

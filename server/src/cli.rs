@@ -209,6 +209,14 @@ pub enum AdminCommand {
         #[arg(long)]
         group: Option<String>,
     },
+    /// Set a user's email address (weekly reports go there); `--clear` removes it.
+    SetEmail {
+        username: String,
+        #[arg(required_unless_present = "clear")]
+        address: Option<String>,
+        #[arg(long, conflicts_with = "address")]
+        clear: bool,
+    },
 }
 
 #[derive(Debug, clap::Args)]

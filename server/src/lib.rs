@@ -72,8 +72,14 @@ pub mod projects;
 pub mod quota_use;
 /// The event log and the archive of finished jobs, searched (A1, A2, D2).
 pub mod records;
+/// The weekly report (A5, O4): computed from the records, frozen once its week is over (A2).
+pub mod reports;
+/// The monthly reviews (Q5, R5): quotas against use with suggestions, idle capacity.
+pub mod reviews;
 /// `tidepool serve`: store, initial admin, demo, HTTP.
 pub mod serve;
+/// The organisation's settings (A5): time zone, currency, GPU prices, report webhook, emails.
+pub mod settings;
 /// The trace simulator: event loop, cluster set-up, inputs and report.
 pub mod sim;
 /// `tidepool simulate`: flags to a simulation report.

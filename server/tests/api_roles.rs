@@ -780,6 +780,54 @@ mod organisation {
                     cases(app, "POST", path, body, route, &[("node", Some(node.as_str()), OK)]).await;
                 }
             }
+            ("get", "/api/settings" | "/api/reports") => {
+                let rows = [("anonymous", None, ANON), ("member", dev, OK), ("admin", admin, OK)];
+                for (label, token, want) in rows {
+                    expect(app.call("GET", path, token, None).await, want, &format!("{route} {label}"));
+                }
+            }
+            ("put", "/api/settings") => {
+                let body =
+                    r#"{"time_zone":"Europe/Berlin","currency":"EUR","prices":[],"report_webhook":null}"#;
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member", dev, NO),
+                    ("manager", lead, NO),
+                    ("admin", admin, OK),
+                ];
+                cases(app, "PUT", path, body, route, &rows).await;
+            }
+            ("get", "/api/reports/weekly" | "/api/reports/weekly.csv") => {
+                // A5: one's own group's report and the organisation's; another group's: admins only.
+                let own = format!("{path}?group=vision");
+                let others = format!("{path}?group=speech");
+                let rows = [
+                    ("anonymous", None, path, ANON),
+                    ("member, organisation", dev, path, OK),
+                    ("member, own group", dev, &own, OK),
+                    ("member, other group", dev, &others, NO),
+                    ("manager, other group", lead, &others, NO),
+                    ("admin, any group", admin, &others, OK),
+                ];
+                for (label, token, path, want) in rows {
+                    expect(app.call("GET", path, token, None).await, want, &format!("{route} {label}"));
+                }
+            }
+            ("get", "/api/reviews/quotas" | "/api/reviews/idle") => {
+                let rows = [("anonymous", None, ANON), ("member", dev, OK), ("admin", admin, OK)];
+                for (label, token, want) in rows {
+                    expect(app.call("GET", path, token, None).await, want, &format!("{route} {label}"));
+                }
+            }
+            ("post", "/api/reviews/quotas/propose") => {
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member", dev, NO),
+                    ("manager", lead, NO),
+                    ("admin", admin, ACCEPTED),
+                ];
+                cases(app, "POST", path, r#"{"month":"2026-11"}"#, route, &rows).await;
+            }
             _ => panic!("no row in the role matrix for {route}: add one"),
         }
     }

@@ -87,6 +87,18 @@ pub struct EventDetail {
     /// A failed sign-in and the throttle's counts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sign_in: Option<SignInFailure>,
+    /// The organisation's settings before and after a change (A5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<SettingsChange>,
+}
+
+/// A change of the organisation's settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SettingsChange {
+    pub before: crate::settings::OrgSettings,
+    pub after: crate::settings::OrgSettings,
 }
 
 /// One node's share of a placement.

@@ -13,6 +13,8 @@ pub mod policy;
 pub mod quota;
 /// Why a job waits or a running job is stopped, in words.
 pub mod reason;
+/// The weekly report's arithmetic: percentiles, cost, forecasts, overlaps.
+pub mod report;
 /// The input of a dispatch cycle.
 pub mod snapshot;
 /// Builders for snapshots in tests, the simulator and benchmarks.

@@ -279,3 +279,39 @@ impl From<crate::usage::UsageError> for ApiError {
         }
     }
 }
+
+impl From<crate::settings::SettingsError> for ApiError {
+    fn from(e: crate::settings::SettingsError) -> Self {
+        use crate::settings::SettingsError;
+        match e {
+            SettingsError::NoSuchUser(_) => ApiError::NotFound(e.to_string()),
+            SettingsError::Access(e) => e.into(),
+            SettingsError::Invalid(e) => e.into(),
+            SettingsError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<crate::reports::ReportError> for ApiError {
+    fn from(e: crate::reports::ReportError) -> Self {
+        use crate::reports::ReportError;
+        match e {
+            ReportError::NotBegun(_) => ApiError::Unprocessable(e.to_string()),
+            ReportError::Access(e) => e.into(),
+            ReportError::Invalid(e) => e.into(),
+            ReportError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<crate::reviews::ReviewError> for ApiError {
+    fn from(e: crate::reviews::ReviewError) -> Self {
+        use crate::reviews::ReviewError;
+        match e {
+            ReviewError::Access(e) => e.into(),
+            ReviewError::Invalid(e) => e.into(),
+            ReviewError::Change(e) => e.into(),
+            ReviewError::Store(e) => e.into(),
+        }
+    }
+}

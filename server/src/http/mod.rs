@@ -19,7 +19,10 @@ mod page;
 mod policies;
 pub mod projects;
 mod records;
+mod reports;
+mod reviews;
 pub mod scope;
+mod settings;
 mod signin;
 mod templates;
 mod usage;
@@ -253,6 +256,18 @@ pub const ROUTES: &[Route] = &[
         SignedIn,
         "Busy and idle curves: hour x weekday heatmap and GPU-hours by day (own group or organisation)",
     ),
+    route(
+        "get",
+        "/api/settings",
+        SignedIn,
+        "The organisation's time zone, currency, GPU prices and report webhook",
+    ),
+    json(route(
+        "put",
+        "/api/settings",
+        Admin,
+        "Replace the organisation's settings (each change is an event)",
+    )),
 ];
 
 /// Paths that are not API routes: the web app (unknown `/api/…` paths are 404s).
@@ -310,6 +325,13 @@ pub fn app(state: AppState) -> Router {
         .route("/api/policies/{sha256}/promote", post(policies::promote))
         .route("/api/policies/{sha256}/approve", post(policies::approve))
         .route("/api/usage", get(usage::usage))
+        .route("/api/settings", get(settings::get).put(settings::put))
+        .route("/api/reports", get(reports::list))
+        .route("/api/reports/weekly", get(reports::weekly))
+        .route("/api/reports/weekly.csv", get(reports::weekly_csv))
+        .route("/api/reviews/quotas", get(reviews::quotas))
+        .route("/api/reviews/quotas/propose", post(reviews::propose))
+        .route("/api/reviews/idle", get(reviews::idle))
         .fallback(web_fallback)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)

@@ -186,3 +186,16 @@ pub fn policy_approval() -> Value {
 pub fn rollback() -> Value {
     ex(api::Rollback { kind: api::PolicyKind::Priority, note: "starves small jobs".into() })
 }
+
+pub fn settings() -> Value {
+    ex(api::settings::OrgSettings {
+        time_zone: "Europe/Berlin".into(),
+        currency: "EUR".into(),
+        prices: vec![api::settings::GpuPrice { model: "A100-80G".into(), per_gpu_hour: 2.5 }],
+        report_webhook: Some("https://reports.example.org/tidepool".into()),
+    })
+}
+
+pub fn propose_suggestions() -> Value {
+    ex(api::reviews::ProposeSuggestions { month: "2026-11".into() })
+}

@@ -229,4 +229,28 @@ pub const OPS: &[Op] = &[
         q("group", "string", "Only this group (members and managers: their own)"),
         q("pool", "string", "Only this pool"),
     ]),
+    op("get", "/api/settings", "getSettings", 200, s::<api::settings::OrgSettings>),
+    op("put", "/api/settings", "putSettings", 200, s::<api::settings::OrgSettings>)
+        .body(s::<api::settings::OrgSettings>, ex::settings),
+    op("get", "/api/reports", "listReports", 200, s::<api::reports::FrozenWeeks>),
+    op("get", "/api/reports/weekly", "weeklyReport", 200, s::<api::reports::WeeklyReport>).query(WEEK_QUERY),
+    op("get", "/api/reports/weekly.csv", "weeklyReportCsv", 200, s::<String>).query(WEEK_QUERY),
+    op("get", "/api/reviews/quotas", "quotaReview", 200, s::<api::reviews::QuotaReview>).query(MONTH_QUERY),
+    op(
+        "post",
+        "/api/reviews/quotas/propose",
+        "proposeSuggestions",
+        202,
+        s::<api::reviews::SuggestionsProposed>,
+    )
+    .body(s::<api::reviews::ProposeSuggestions>, ex::propose_suggestions),
+    op("get", "/api/reviews/idle", "idleReview", 200, s::<api::reviews::IdleReview>).query(MONTH_QUERY),
+];
+
+const MONTH_QUERY: &[Param] =
+    &[q("month", "string", "Month of the organisation's time zone, 2026-11; none: this month")];
+
+const WEEK_QUERY: &[Param] = &[
+    q("group", "string", "The group reported on (one's own; admins: any); none: the organisation"),
+    q("week", "string", "ISO week of the organisation's time zone, 2026-W48; none: the current week"),
 ];
