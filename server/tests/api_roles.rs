@@ -797,7 +797,7 @@ mod organisation {
                 ];
                 cases(app, "PUT", path, body, route, &rows).await;
             }
-            ("get", "/api/reports/weekly" | "/api/reports/weekly.csv") => {
+            ("get", "/api/reports/weekly" | "/api/reports/weekly.csv" | "/api/usage") => {
                 // A5: one's own group's report and the organisation's; another group's: admins only.
                 let own = format!("{path}?group=vision");
                 let others = format!("{path}?group=speech");
