@@ -108,9 +108,14 @@ pub fn stacked_days(days: &[DayUsage]) -> String {
 /// GPUs held by local hour (columns) and weekday (rows), darker for more.
 pub fn heatmap(cells: &[HeatCell]) -> String {
     let (left, top, cw, ch) = (36.0, 18.0, 24.0, 20.0);
-    let (w, h) = (left + 24.0 * cw + 4.0, top + 7.0 * ch + 4.0);
+    let (w, h) = (left + 24.0 * cw + 4.0, top + 7.0 * ch + 20.0);
     let max = cells.iter().map(|c| c.gpus_held).fold(0.0, f64::max);
     let mut out = open("chart-heatmap", w, h, "GPUs held by hour and weekday");
+    let _ = write!(
+        out,
+        r##"<text x="{left}" y="{}" font-size="10" fill="#6b7785">darker: more GPUs held (the darkest: {max:.1})</text>"##,
+        h - 4.0
+    );
     for hour in (0..24).step_by(3) {
         let _ = write!(
             out,
@@ -193,7 +198,7 @@ pub fn budget_burn(budgets: &[BudgetBurn]) -> String {
         .iter()
         .map(|b| b.budget_gpu_hours.max(b.forecast_gpu_hours).max(b.spent_gpu_hours))
         .fold(0.0, f64::max);
-    let axis = Axis::holding(largest, w - left - 20.0);
+    let axis = Axis::holding(largest, w - left - 170.0);
     let h = top + row * budgets.len().max(1) as f64 + 4.0;
     let mut out = open("chart-budgets", w, h, "Budget burn and forecast to month end");
     for (i, b) in budgets.iter().enumerate() {
@@ -205,11 +210,13 @@ pub fn budget_burn(budgets: &[BudgetBurn]) -> String {
             (axis.at(b.spent_gpu_hours), axis.at(b.forecast_gpu_hours), axis.at(b.budget_gpu_hours));
         let _ = write!(
             out,
-            r##"<text x="{}" y="{:.1}" font-size="11" text-anchor="end">{name}</text><g class="budget" data-spent="{s:.1}" data-forecast="{f:.1}" data-budget="{bu:.1}" data-over="{over}"><title>{name} {month}: spent {s:.1} of {bu:.1} GPU-hours, forecast {f:.1}</title><rect x="{left}" y="{y:.1}" width="{forecast:.1}" height="18" fill="{fc}"/><rect x="{left}" y="{y:.1}" width="{spent:.1}" height="18" fill="#0b6e99"/><line x1="{bx:.1}" x2="{bx:.1}" y1="{:.1}" y2="{:.1}" stroke="#1d2733" stroke-width="2"/></g>"##,
+            r##"<text x="{}" y="{:.1}" font-size="11" text-anchor="end">{name}</text><g class="budget" data-spent="{s:.1}" data-forecast="{f:.1}" data-budget="{bu:.1}" data-over="{over}"><title>{name} {month}: spent {s:.1} of {bu:.1} GPU-hours, forecast {f:.1}</title><rect x="{left}" y="{y:.1}" width="{forecast:.1}" height="18" fill="{fc}"/><rect x="{left}" y="{y:.1}" width="{spent:.1}" height="18" fill="#0b6e99"/><line x1="{bx:.1}" x2="{bx:.1}" y1="{:.1}" y2="{:.1}" stroke="#1d2733" stroke-width="2"/><text x="{:.1}" y="{:.1}" font-size="10">{s:.0} of {bu:.0}, forecast {f:.0}</text></g>"##,
             left - 6.0,
             y + 13.0,
             y - 2.0,
             y + 20.0,
+            left + axis.length + 8.0,
+            y + 13.0,
             month = esc(&b.month),
             s = b.spent_gpu_hours,
             f = b.forecast_gpu_hours,

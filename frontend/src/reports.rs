@@ -50,7 +50,7 @@ pub fn ReportsPage() -> impl IntoView {
             <select id="report-group" on:change=pick>
                 <option value="">"The organisation"</option>
                 {choices.into_iter().map(|(g, _)| {
-                    let selected = scope.get_untracked() == Some(Some(g.clone()));
+                    let selected = scope.get() == Some(Some(g.clone()));
                     view! { <option value=g.clone() selected=selected>{g.clone()}</option> }
                 }).collect_view()}
             </select>

@@ -224,12 +224,15 @@ pub fn tables(r: &WeeklyReport) -> Vec<Table> {
     busy.extend(hour_rows("idlest", &r.idlest_hours));
     let hours_table =
         table("hours", "Busiest and idlest hours", &["", "local hour", "GPUs held", "utilisation %"], busy);
-    let change = table(
+    let mut change = table(
         "change",
         "Against the previous week",
         &["figure", "this week", "previous week", "change %"],
         change_rows(r),
     );
+    if let Some(p) = &r.previous {
+        change.header[2] = format!("previous week ({})", p.week);
+    }
     vec![totals, usage, days, guarantees, waits, reasons, loans, outcomes, budgets, hours_table, change]
 }
 
@@ -306,6 +309,7 @@ mod tests {
     fn the_change_is_in_percent_and_blank_against_nothing() {
         let mut r = sample::report();
         let t = find(&r, "change");
+        assert_eq!(t.header[2], "previous week (2026-W47)");
         assert_eq!(t.rows[0], ["GPU-hours", "30.0", "20.0", "+50"]);
         assert_eq!(t.rows[1], ["cost", "75.00", "0.00", ""]);
         assert_eq!(t.rows[2][3], "-50");

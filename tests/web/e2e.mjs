@@ -313,6 +313,14 @@ try {
     console.log(`  screenshot: ${path}`);
   };
   const shown = async (page) => page.textContent('#week-shown');
+  // The ISO week of now, in UTC, as the page starts on it.
+  const thisWeek = () => {
+    const now = new Date();
+    const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+    d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6) % 7) + 3); // the week's Thursday
+    const week = 1 + Math.floor((d - Date.UTC(d.getUTCFullYear(), 0, 1)) / (7 * 86400000));
+    return `${d.getUTCFullYear()}-W${String(week).padStart(2, '0')}`;
+  };
   const reportQuery = (week, group) => `/api/reports/weekly?week=${week}${group ? `&group=${group}` : ''}`;
   // Steps back from the current week to the newest one with GPU-hours (the demo's history
   // or this run's jobs), at most five weeks; answers the API's report of that week.
@@ -362,11 +370,12 @@ try {
 
   await flow("a manager cannot read another group's report: the API answers 403, the page says why", async () => {
     const lead = await token('vision-lead', 'demo-password');
-    const week = (await api('GET', '/api/reports/weekly?group=vision', lead)).body?.week;
-    const refused = await api('GET', reportQuery(week ?? '2026-W01', 'speech'), lead);
+    assert.equal((await api('GET', reportQuery(thisWeek(), 'vision'), lead)).status, 200);
+    const refused = await api('GET', reportQuery(thisWeek(), 'speech'), lead);
     assert.equal(refused.status, 403, JSON.stringify(refused.body));
     // The page asks for speech's report instead of vision's: what the server says shows.
     const m = await signIn('vision-lead', 'demo-password');
+    await go(m, 'Cluster');
     await m.route('**/api/reports/weekly?*', (route) => route.continue({ url: route.request().url().replace('group=vision', 'group=speech') }));
     await go(m, 'Reports');
     const error = await m.waitForSelector('#report-error');
@@ -418,6 +427,22 @@ try {
     await a.selectOption('#report-group', 'speech');
     await a.waitForSelector('.report-head[data-group="speech"]');
     await shot(a, 'reports-admin-speech');
+  }, { needs: 'reports' });
+
+  await flow("a member reads their group's week and the organisation's, and no reviews", async () => {
+    const dev = await token('vision-dev', 'demo-password');
+    const d = await signIn('vision-dev', 'demo-password');
+    await go(d, 'Reports');
+    await d.waitForSelector('.report-head[data-group="vision"]');
+    assert.equal(await shown(d), thisWeek());
+    const options = await d.$$eval('#report-group option', (os) => os.map((o) => [o.value, o.selected]));
+    assert.deepEqual(options, [['', false], ['vision', true]], 'their group, and the organisation');
+    await d.selectOption('#report-group', '');
+    await d.waitForSelector('.report-head[data-group=""]');
+    const org = await api('GET', reportQuery(thisWeek(), null), dev);
+    assert.equal(org.status, 200, JSON.stringify(org.body));
+    assert.equal(await d.locator('#reviews, #settings').count(), 0, 'reviews and settings are for admins');
+    assert.equal((await api('GET', '/api/reviews/quotas', dev)).status, 403);
   }, { needs: 'reports' });
 } finally {
   if (browser) await browser.close();
