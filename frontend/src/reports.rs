@@ -5,7 +5,7 @@
 //! periodic reviews and the organisation's settings below the report.
 
 use leptos::prelude::*;
-use tidepool_api::reports::WeeklyReport;
+use tidepool_api::reports::{FrozenWeeks, WeeklyReport};
 use tidepool_api::usage::UsageCurves;
 use tidepool_api::{GroupPage, Role};
 use tidepool_web::charts;
@@ -37,9 +37,10 @@ pub fn ReportsPage() -> impl IntoView {
         }
     });
     let picker = move || {
-        let choices: Vec<(String, &str)> = match (role, groups.get()) {
-            (Some(Role::Admin), Load::Ready(page)) => page.groups.into_iter().map(|g| (g.name, "")).collect(),
-            (Some(Role::Member), _) => group_name(groups, mine).into_iter().map(|g| (g, "")).collect(),
+        // Admins: every group; members: their own; managers: no picker (their group only).
+        let choices: Vec<String> = match (role, groups.get()) {
+            (Some(Role::Admin), Load::Ready(page)) => page.groups.into_iter().map(|g| g.name).collect(),
+            (Some(Role::Member), _) => group_name(groups, mine).into_iter().collect(),
             _ => return None,
         };
         let pick = move |ev: leptos::ev::Event| {
@@ -49,7 +50,7 @@ pub fn ReportsPage() -> impl IntoView {
         Some(view! {
             <select id="report-group" on:change=pick>
                 <option value="">"The organisation"</option>
-                {choices.into_iter().map(|(g, _)| {
+                {choices.into_iter().map(|g| {
                     let selected = scope.get() == Some(Some(g.clone()));
                     view! { <option value=g.clone() selected=selected>{g.clone()}</option> }
                 }).collect_view()}
@@ -67,11 +68,36 @@ pub fn ReportsPage() -> impl IntoView {
                 <button on:click=move |_| { if let Some(w) = web_sys::window() { let _ = w.print(); } }>"Print"</button>
             </div>
             {move || match scope.get() {
-                Some(s) => view! { <Report scope=s week=week/> }.into_any(),
+                Some(s) => view! { <Frozen scope=s.clone() week=week/> <Report scope=s week=week/> }.into_any(),
                 None => show(groups, |_| view! { <p class="muted">"Loading…"</p> }).into_any(),
             }}
         </section>
         {(role == Some(Role::Admin)).then(|| view! { <reviews::Reviews/> <settings::SettingsForm/> })}
+    }
+}
+
+/// The scope's frozen weeks, newest first, to jump to (with their deliveries for admins).
+#[component]
+fn Frozen(scope: Scope, week: RwSignal<IsoWeek>) -> impl IntoView {
+    let frozen = load::<FrozenWeeks>(|| "/api/reports".into(), RwSignal::new(0), None);
+    move || {
+        let Load::Ready(list) = frozen.get() else { return None };
+        let weeks: Vec<_> = list.weeks.into_iter().filter(|w| w.group == scope).take(8).collect();
+        (!weeks.is_empty()).then(|| {
+            view! {
+                <div class="row no-print frozen-weeks">
+                    <span class="muted">"Frozen weeks:"</span>
+                    {weeks.into_iter().filter_map(|w| {
+                        let to = IsoWeek::parse(&w.week)?;
+                        let sent = format!("frozen {}; {} delivered, {} failed", at(w.frozen_at), w.delivered, w.failed);
+                        Some(view! {
+                            <button class="link" data-week=w.week.clone() title=sent class:on=move || week.get() == to
+                                on:click=move |_| week.set(to)>{w.week.clone()}</button>
+                        })
+                    }).collect_view()}
+                </div>
+            }
+        })
     }
 }
 
