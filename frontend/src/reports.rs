@@ -159,7 +159,10 @@ fn body(r: WeeklyReport) -> impl IntoView {
             {chart("Waits by class: p50 and p95", charts::wait_bars(&r.waits), r.waits.is_empty().then_some("No job waited to start this week."))}
             {chart("Budget burn and forecast to month end", charts::budget_burn(&r.budgets), r.budgets.is_empty().then_some("No quota has a monthly budget."))}
         </div>
-        {tables::tables(&r).into_iter().map(|t| table_view(&r, t)).collect_view()}
+        {tables::tables(&r).into_iter().map(|t| {
+            let (file, dom_id) = (t.file_name(&r), format!("report-{}", t.id));
+            table_view(t.title.into(), file, dom_id, "Nothing this week.", t)
+        }).collect_view()}
     }
     .into_any()
 }
@@ -179,14 +182,22 @@ fn Heat(from: i64, to: i64, group: Option<String>) -> impl IntoView {
     })
 }
 
-fn table_view(r: &WeeklyReport, t: Table) -> impl IntoView {
-    let (file, csv) = (t.file_name(r), t.csv());
+/// A table under its title, with its "Download CSV" button; `empty` says why it has no
+/// rows when it has none.
+pub fn table_view(
+    title: String,
+    file: String,
+    dom_id: String,
+    empty: &'static str,
+    t: Table,
+) -> impl IntoView {
+    let csv = t.csv();
     let id = t.id;
     let rows = if t.rows.is_empty() {
-        view! { <p class="empty">"Nothing this week."</p> }.into_any()
+        view! { <p class="empty">{empty}</p> }.into_any()
     } else {
         view! {
-            <table id=format!("report-{id}")>
+            <table id=dom_id>
                 <tr>{t.header.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view()}</tr>
                 {t.rows.iter().map(|row| view! { <tr>{row.iter().map(|c| view! { <td>{c.clone()}</td> }).collect_view()}</tr> }).collect_view()}
             </table>
@@ -196,7 +207,7 @@ fn table_view(r: &WeeklyReport, t: Table) -> impl IntoView {
     view! {
         <div class="report-table" data-table=id>
             <div class="row">
-                <h3>{t.title}</h3>
+                <h3>{title}</h3>
                 <button class="csv no-print" data-csv=id on:click=move |_| download(&file, &csv)>"Download CSV"</button>
             </div>
             {rows}
@@ -205,7 +216,7 @@ fn table_view(r: &WeeklyReport, t: Table) -> impl IntoView {
 }
 
 /// Saves `text` as a CSV file through a Blob: nothing is asked of the server.
-fn download(file: &str, text: &str) {
+pub fn download(file: &str, text: &str) {
     let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
     let options = web_sys::BlobPropertyBag::new();
     options.set_type("text/csv;charset=utf-8");

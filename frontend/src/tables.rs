@@ -25,6 +25,11 @@ impl Table {
         let who = report.group.as_deref().unwrap_or("organisation");
         format!("tidepool-{who}-{}-{}.csv", report.week, self.id)
     }
+
+    /// A review's file: `tidepool-review-quotas-2026-11.csv`.
+    pub fn review_file_name(&self, period: &str) -> String {
+        format!("tidepool-review-{}-{period}.csv", self.id)
+    }
 }
 
 fn table(id: &'static str, title: &'static str, header: &[&str], rows: Vec<Vec<String>>) -> Table {
