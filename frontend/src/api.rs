@@ -125,3 +125,10 @@ pub async fn upload<T: DeserializeOwned>(path: String, bytes: Vec<u8>) -> Result
         .map_err(|e| e.to_string())?;
     answer(&path, s, request.send().await).await
 }
+
+/// PUT a typed body (the settings); the answer as the route's type.
+pub async fn put<B: Serialize, T: DeserializeOwned>(path: String, body: B) -> Result<T, String> {
+    let s = session();
+    let request = authorised(Request::put(&path), s).json(&body).map_err(|e| e.to_string())?;
+    answer(&path, s, request.send().await).await
+}

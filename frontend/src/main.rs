@@ -10,6 +10,9 @@ mod policies;
 mod projects;
 mod queue;
 mod records;
+mod reports;
+mod reviews;
+mod settings;
 mod templates;
 mod ui;
 
@@ -59,11 +62,11 @@ impl Page {
         }
     }
 
-    /// Pages by role: policies for admins, reports for managers and admins.
+    /// Pages by role: policies for admins; the rest for everyone (the Reports page shows
+    /// each role the reports it may read).
     fn for_role(self, role: Option<Role>) -> bool {
         match self {
             Page::Policies => role == Some(Role::Admin),
-            Page::Reports => matches!(role, Some(Role::Admin | Role::Manager)),
             _ => true,
         }
     }
@@ -128,7 +131,7 @@ fn App() -> impl IntoView {
                     Page::Quotas => cluster::QuotasPage().into_any(),
                     Page::Policies => policies::PoliciesPage().into_any(),
                     Page::Records => records::RecordsPage().into_any(),
-                    Page::Reports => records::ReportsPage().into_any(),
+                    Page::Reports => reports::ReportsPage().into_any(),
                 }}
             </main>
             <Show when=move || session.expired.get()>

@@ -1,5 +1,4 @@
 //! Records (A1, A2, D2): the event log, and the archive searched by group × year × tag.
-//! Reports (managers): the page, whose figures arrive with the reports work.
 
 use leptos::prelude::*;
 use tidepool_api::{ArchivePage, EventPage, Receipt};
@@ -114,16 +113,6 @@ pub fn RecordsPage() -> impl IntoView {
                 }.into_any()
             })}
             {pager(events, |p| p.next, events_before)}
-        </section>
-    }
-}
-
-#[component]
-pub fn ReportsPage() -> impl IntoView {
-    view! {
-        <section id="reports">
-            <h2>"Weekly reports"</h2>
-            <p class="empty">"Weekly cost statements and the busy/idle curves arrive with the reports work; the quotas page shows this month's use now."</p>
         </section>
     }
 }

@@ -146,3 +146,35 @@ pub fn pager<T: Clone + Send + Sync + 'static>(
 pub fn before_param(before: RwSignal<Option<i64>>) -> String {
     before.get().map(|b| format!("&before={b}")).unwrap_or_default()
 }
+
+/// `path`'s answer as `T` for a view that changes what it shows (another week, another
+/// group): each change shows "Loading…" again, never the previous answer, and an answer
+/// that arrives after a newer request is dropped.
+pub fn load_each<T>(path: impl Fn() -> String + Send + Sync + 'static) -> RwSignal<Load<T>>
+where
+    T: DeserializeOwned + Clone + Send + Sync + 'static,
+{
+    let state = RwSignal::new(Load::Loading);
+    let asked = RwSignal::new(0u32);
+    Effect::new(move |_| {
+        let p = path();
+        let n = asked.get_untracked() + 1;
+        asked.set(n);
+        state.set(Load::Loading);
+        spawn_local(async move {
+            let next = match api::get::<T>(&p).await {
+                Ok(v) => Load::Ready(v),
+                Err(e) => Load::Failed(e),
+            };
+            if asked.get_untracked() == n {
+                state.set(next);
+            }
+        });
+    });
+    state
+}
+
+/// Text for a query string.
+pub fn enc(s: &str) -> String {
+    js_sys::encode_uri_component(s).into()
+}

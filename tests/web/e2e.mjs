@@ -1,18 +1,28 @@
 // The web app in a real browser (the machine's Chromium, headless), against a real
 // `tidepool serve` on loopback with its demo organisation. Each flow checks what a person
 // sees and, where a role must not act, that the API refuses it too. MISSION Q6, T1, B1,
-// B2, O1, V1.
+// B2, O1, V1, and the Reports page: A5, O4, V4, Q3, Q5, T3.
+//
+// TIDEPOOL_WEB_FLOWS picks the flows: `all` (the default), `base` (those that need no
+// report, usage, review or settings routes: a server without them still passes) or
+// `reports` (only those that do). Screenshots of the Reports page go to
+// tests/web/screenshots/ (TIDEPOOL_WEB_SCREENSHOTS elsewhere), for a person to look at.
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import net from 'node:net';
 
 const bin = process.env.TIDEPOOL_BIN;
 const policyDir = process.env.TIDEPOOL_POLICY_DIR;
 assert.ok(bin && policyDir, 'set TIDEPOOL_BIN and TIDEPOOL_POLICY_DIR (tests/run.sh does)');
+const which = process.env.TIDEPOOL_WEB_FLOWS || 'all';
+assert.ok(['all', 'base', 'reports'].includes(which), 'TIDEPOOL_WEB_FLOWS is all, base or reports');
+const reportsToo = which !== 'base';
+const shots = process.env.TIDEPOOL_WEB_SCREENSHOTS || join(dirname(fileURLToPath(import.meta.url)), 'screenshots');
 
 const port = await new Promise((resolve) => {
   const s = net.createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
@@ -61,7 +71,12 @@ const go = (page, title) => page.click(`nav button[data-page="${title}"]`);
 const pages = async (page) => page.$$eval('nav button', (bs) => bs.map((b) => b.textContent));
 
 let failed = 0;
-async function flow(name, body) {
+// `needs: 'reports'`: the flow reads the report, usage, review or settings routes.
+async function flow(name, body, { needs } = {}) {
+  if ((needs === 'reports') !== (which === 'reports') && which !== 'all') {
+    console.log(`skip - ${name} (TIDEPOOL_WEB_FLOWS=${which})`);
+    return;
+  }
   try { await body(); console.log(`ok - ${name}`); } catch (e) { failed += 1; console.log(`not ok - ${name}\n  ${e.stack}`); }
 }
 
@@ -82,7 +97,7 @@ try {
     assert.ok((await pages(m)).includes('Reports') && !(await pages(m)).includes('Policies'));
     const d = await signIn('vision-dev', 'demo-password');
     const p = await pages(d);
-    assert.ok(p.includes('Queue') && !p.includes('Policies') && !p.includes('Reports'), p.join());
+    assert.ok(p.includes('Queue') && !p.includes('Policies') && p.includes('Reports'), p.join());
     await go(m, 'Reports');
     await m.waitForSelector('#reports');
   });
@@ -259,6 +274,7 @@ try {
     for (const [user, password] of [['admin', 'admin-pw'], ['vision-lead', 'demo-password'], ['vision-dev', 'demo-password']]) {
       const p = await signIn(user, password);
       for (const title of await pages(p)) {
+        if (title === 'Reports' && !reportsToo) continue; // its flows below
         await go(p, title);
         await p.waitForSelector(`nav button.on[data-page="${title}"]`);
         await until(`${title} to load for ${user}`, async () => (await p.locator('main p.muted:has-text("Loading…")').count()) === 0);
@@ -287,6 +303,147 @@ try {
     await a.waitForSelector('main .error:has-text("unexpected answer from /api/quotas")');
     assert.equal(await a.locator('#quotas').count(), 0, 'no table of blanks');
   });
+
+  // The Reports page (A5, O4, V4, Q3): the week shown is the report the API answers for
+  // the same week and group, drawn and tabled; the CSV is the table on screen.
+  const shot = async (page, name) => {
+    mkdirSync(shots, { recursive: true });
+    const path = join(shots, `${name}.png`);
+    await page.screenshot({ path, fullPage: true });
+    console.log(`  screenshot: ${path}`);
+  };
+  const shown = async (page) => page.textContent('#week-shown');
+  // The ISO week of now, in UTC, as the page starts on it.
+  const thisWeek = () => {
+    const now = new Date();
+    const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+    d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6) % 7) + 3); // the week's Thursday
+    const week = 1 + Math.floor((d - Date.UTC(d.getUTCFullYear(), 0, 1)) / (7 * 86400000));
+    return `${d.getUTCFullYear()}-W${String(week).padStart(2, '0')}`;
+  };
+  const reportQuery = (week, group) => `/api/reports/weekly?week=${week}${group ? `&group=${group}` : ''}`;
+  // Steps back from the current week to the newest one with GPU-hours (the demo's history
+  // or this run's jobs), at most five weeks; answers the API's report of that week.
+  async function newestWithUse(page, who, group) {
+    for (let i = 0; ; i += 1) {
+      const week = await shown(page);
+      await page.waitForSelector(`.report-head[data-week="${week}"], #report-error`);
+      const r = await api('GET', reportQuery(week, group), who);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      if (r.body.totals.gpu_hours > 0 || i === 4) return r.body;
+      await page.click('#week-previous');
+      await until('the previous week', async () => (await shown(page)) !== week);
+    }
+  }
+
+  await flow("a manager reads their group's week: figures, charts, tables", async () => {
+    const lead = await token('vision-lead', 'demo-password');
+    const m = await signIn('vision-lead', 'demo-password');
+    await go(m, 'Reports');
+    assert.equal(await m.locator('#report-group').count(), 0, 'no group picker for a manager');
+    const r = await newestWithUse(m, lead, 'vision');
+    assert.ok(r.totals.gpu_hours > 0, 'a week with use within five weeks');
+    const head = m.locator(`.report-head[data-week="${r.week}"][data-group="vision"]`);
+    await head.waitFor();
+    assert.equal(await m.locator('#frozen').count(), r.frozen_at ? 1 : 0, 'the frozen badge when frozen');
+    // One bar per day and category with GPU-hours, each the API's figure.
+    const bars = r.days.flatMap((d) => ['training', 'inference', 'pretraining'].filter((c) => d[c] > 0).map((c) => [d.date, c, d[c]]));
+    assert.equal(await m.locator('#chart-days rect.bar').count(), bars.length);
+    for (const [date, c, v] of bars) {
+      const drawn = await m.getAttribute(`#chart-days rect[data-date="${date}"][data-category="${c}"]`, 'data-value');
+      assert.ok(Math.abs(Number(drawn) - v) <= 0.005 + 1e-9, `${date} ${c}: drawn ${drawn}, reported ${v}`);
+    }
+    assert.equal(await m.locator('#chart-waits rect.bar').count(), 2 * r.waits.length);
+    assert.equal(await m.locator('#chart-budgets g.budget').count(), r.budgets.length);
+    // The heatmap: the week's 168 hours, from /api/usage.
+    await m.waitForSelector('#chart-heatmap rect.cell');
+    assert.equal(await m.locator('#chart-heatmap rect.cell').count(), 168);
+    const held = await m.$$eval('#chart-heatmap rect.cell', (cs) => cs.reduce((a, c) => a + Number(c.dataset.gpus), 0));
+    assert.ok(held > 0, 'the heatmap shows GPUs held');
+    assert.equal(await m.locator('#report-usage tr').count(), r.usage.length + 1);
+    await shot(m, 'reports-manager');
+    await m.emulateMedia({ media: 'print' });
+    assert.equal(await m.locator('nav').isVisible(), false, 'printed without navigation');
+    await shot(m, 'reports-manager-print');
+    await m.emulateMedia({ media: 'screen' });
+  }, { needs: 'reports' });
+
+  await flow("a manager cannot read another group's report: the API answers 403, the page says why", async () => {
+    const lead = await token('vision-lead', 'demo-password');
+    assert.equal((await api('GET', reportQuery(thisWeek(), 'vision'), lead)).status, 200);
+    const refused = await api('GET', reportQuery(thisWeek(), 'speech'), lead);
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    // The page asks for speech's report instead of vision's: what the server says shows.
+    const m = await signIn('vision-lead', 'demo-password');
+    await go(m, 'Cluster');
+    await m.route('**/api/reports/weekly?*', (route) => route.continue({ url: route.request().url().replace('group=vision', 'group=speech') }));
+    await go(m, 'Reports');
+    const error = await m.waitForSelector('#report-error');
+    assert.match(await error.textContent(), /cannot be shown/);
+    assert.ok((await error.textContent()).includes(refused.body.error.message), await error.textContent());
+    assert.equal(await m.locator('.report-head').count(), 0, 'nothing of the report');
+    await shot(m, 'reports-manager-refused');
+  }, { needs: 'reports' });
+
+  await flow('a manager downloads a table as CSV: the rows on screen', async () => {
+    const lead = await token('vision-lead', 'demo-password');
+    const m = await signIn('vision-lead', 'demo-password');
+    await go(m, 'Reports');
+    const r = await newestWithUse(m, lead, 'vision');
+    await m.waitForSelector(`.report-head[data-week="${r.week}"]`);
+    const [download] = await Promise.all([m.waitForEvent('download'), m.click('button[data-csv="usage"]')]);
+    assert.equal(download.suggestedFilename(), `tidepool-vision-${r.week}-usage.csv`);
+    const text = readFileSync(await download.path(), 'utf8');
+    const lines = text.split('\r\n');
+    assert.equal(lines[0], `model,category,GPU-hours,busy GPU-hours,idle GPU-hours,price per GPU-hour,cost (${r.currency})`);
+    assert.equal(lines.length, r.usage.length + 2, 'a line per row, and the last CRLF');
+    r.usage.forEach((u, i) => {
+      const cells = lines[i + 1].split(',');
+      assert.deepEqual(cells.slice(0, 2), [u.model, u.category]);
+      assert.ok(Math.abs(Number(cells[2]) - u.gpu_hours) <= 0.05, `${cells[2]} against ${u.gpu_hours}`);
+      assert.ok(Math.abs(Number(cells[6]) - u.cost) <= 0.005, `${cells[6]} against ${u.cost}`);
+    });
+    const shownRows = await m.$$eval('#report-usage tr', (rows) => rows.map((tr) => [...tr.children].map((c) => c.textContent).join(',')));
+    assert.deepEqual(shownRows, lines.slice(0, -1), 'the download is the table on screen');
+  }, { needs: 'reports' });
+
+  await flow("an admin reads the organisation's week and the reviews", async () => {
+    const a = await signIn('admin', 'admin-pw');
+    await go(a, 'Reports');
+    const r = await newestWithUse(a, admin, null);
+    await a.waitForSelector(`.report-head[data-week="${r.week}"][data-group=""]`);
+    assert.match(await a.textContent('.report-head h2'), /the organisation/);
+    const groups = (await api('GET', '/api/groups?limit=500', admin)).body.groups.map((g) => g.name);
+    const options = await a.$$eval('#report-group option', (os) => os.map((o) => o.value));
+    assert.deepEqual(options, ['', ...groups], 'the organisation and every group');
+    const quotas = (await api('GET', '/api/reviews/quotas', admin)).body;
+    await a.waitForSelector('#reviews [data-table="quotas"]');
+    assert.equal(await a.locator('#review-quotas tr').count(), quotas.lines.length ? quotas.lines.length + 1 : 0);
+    await a.waitForSelector('#reviews [data-table="idle"]');
+    await a.waitForSelector('#settings-form input[name=time_zone]');
+    assert.equal(await a.locator('#reviews .error, #settings .error').count(), 0);
+    await shot(a, 'reports-admin');
+    // Another group's week from the picker.
+    await a.selectOption('#report-group', 'speech');
+    await a.waitForSelector('.report-head[data-group="speech"]');
+    await shot(a, 'reports-admin-speech');
+  }, { needs: 'reports' });
+
+  await flow("a member reads their group's week and the organisation's, and no reviews", async () => {
+    const dev = await token('vision-dev', 'demo-password');
+    const d = await signIn('vision-dev', 'demo-password');
+    await go(d, 'Reports');
+    await d.waitForSelector('.report-head[data-group="vision"]');
+    assert.equal(await shown(d), thisWeek());
+    const options = await d.$$eval('#report-group option', (os) => os.map((o) => [o.value, o.selected]));
+    assert.deepEqual(options, [['', false], ['vision', true]], 'their group, and the organisation');
+    await d.selectOption('#report-group', '');
+    await d.waitForSelector('.report-head[data-group=""]');
+    const org = await api('GET', reportQuery(thisWeek(), null), dev);
+    assert.equal(org.status, 200, JSON.stringify(org.body));
+    assert.equal(await d.locator('#reviews, #settings').count(), 0, 'reviews and settings are for admins');
+    assert.equal((await api('GET', '/api/reviews/quotas', dev)).status, 403);
+  }, { needs: 'reports' });
 } finally {
   if (browser) await browser.close();
 }
