@@ -179,5 +179,27 @@ async fn a_known_history_rolls_up_to_hand_computed_hours() {
         assert_eq!((s, speech["days"][0]["gpu_hours"].as_f64()), (StatusCode::OK, Some(0.0)), "{engine}");
         let bad = format!("/api/usage?from={}&to={H0}", H1 + 3600);
         assert_eq!(app.call("GET", &bad, Some(&admin), None).await.0, StatusCode::UNPROCESSABLE_ENTITY);
+
+        // The weekly report (A5) from the same history, end to end: a price set through
+        // the API, the week's figures as the dispatcher, the agent and the roll-up left them.
+        let settings = r#"{"time_zone":"UTC","currency":"EUR","prices":[{"model":"T4","per_gpu_hour":1.5}],"report_webhook":null}"#;
+        assert_eq!(app.call("PUT", "/api/settings", Some(&admin), Some(settings)).await.0, StatusCode::OK);
+        let week = tidepool::org_time::OrgZone::utc().week_of(H0);
+        let (s, r) =
+            app.call("GET", &format!("/api/reports/weekly?group=vision&week={week}"), Some(&dev), None).await;
+        assert_eq!(s, StatusCode::OK, "{engine}: {r}");
+        let close = |v: &Value, want: f64| (v.as_f64().unwrap_or(f64::NAN) - want).abs() < 1e-9;
+        let t = &r["totals"];
+        assert!(close(&t["gpu_hours"], 11_280.0 / 3600.0), "{engine}: {t}");
+        assert!(close(&t["busy_gpu_hours"], 18_280.0 / 360_000.0), "{engine}: {t}");
+        assert!(close(&t["idle_gpu_hours"], 90.0 / 3600.0), "{engine}: {t}");
+        // 11,280 GPU-seconds at 1.50 a GPU-hour.
+        assert!(close(&t["cost"], 4.7), "{engine}: {t}");
+        assert_eq!((t["jobs_started"].as_i64(), t["jobs_finished"].as_i64()), (Some(2), Some(1)), "{engine}");
+        // Waits of class normal: 600 s and 300 s; nearest-rank p50 300, p95 600.
+        let w = r["waits"].as_array().unwrap().iter().find(|w| w["class"] == "normal").expect("normal waits");
+        assert_eq!(w["jobs"].as_i64(), Some(2), "{engine}: {w}");
+        assert!(close(&w["avg_s"], 450.0) && close(&w["p50_s"], 300.0) && close(&w["p95_s"], 600.0), "{w}");
+        assert_eq!(r["frozen_at"], Value::Null, "{engine}: the week is under way");
     }
 }
