@@ -114,6 +114,13 @@ pub struct ServeArgs {
     /// Dry runs one user may ask for per 10 s; more are answered 429 with Retry-After.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub dry_runs_per_10s: u32,
+    /// The SMTP server (HOST:PORT, plain SMTP) that mails the finished weeks' reports to
+    /// the groups' managers and the admins; without it reports are not mailed.
+    #[arg(long, requires = "smtp_from")]
+    pub smtp_server: Option<String>,
+    /// The sender of the reports' mails (`Tidepool <reports@example.org>`).
+    #[arg(long, requires = "smtp_server")]
+    pub smtp_from: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
