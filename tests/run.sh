@@ -48,6 +48,9 @@ echo "== tests"
 if ! command -v bwrap >/dev/null || ! command -v podman >/dev/null || ! command -v runc >/dev/null || ! command -v busybox >/dev/null; then
   (apt-get update -qq && apt-get install -y -qq bubblewrap podman runc busybox-static >/dev/null) >&2
 fi
+# A real SMTP server for the mail-delivery tests (aiosmtpd, pinned, in a venv outside the clone).
+TIDEPOOL_TEST_SMTPD=$(tests/smtp/venv.sh)
+export TIDEPOOL_TEST_SMTPD
 cargo test --workspace --locked
 
 echo "== the web app in a browser"

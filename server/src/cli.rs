@@ -114,6 +114,13 @@ pub struct ServeArgs {
     /// Dry runs one user may ask for per 10 s; more are answered 429 with Retry-After.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub dry_runs_per_10s: u32,
+    /// The SMTP server (HOST:PORT, plain SMTP) that mails the finished weeks' reports to
+    /// the groups' managers and the admins; without it reports are not mailed.
+    #[arg(long, requires = "smtp_from")]
+    pub smtp_server: Option<String>,
+    /// The sender of the reports' mails (`Tidepool <reports@example.org>`).
+    #[arg(long, requires = "smtp_server")]
+    pub smtp_from: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -581,6 +588,12 @@ pub enum ClientCommand {
     },
     /// Print a shell completion script: `tidepool completions bash > /etc/bash_completion.d/tidepool`.
     Completions { shell: clap_complete::Shell },
+    /// The weekly report of a group or the organisation, and the periodic reviews.
+    #[command(after_help = CLIENT_EXIT_CODES)]
+    Report {
+        #[command(subcommand)]
+        what: ReportCommand,
+    },
 }
 
 /// A job's shape, as flags (`submit`) or `#TIDEPOOL` lines (`sbatch`).
@@ -685,4 +698,72 @@ pub struct BenchReportsArgs {
     pub database_url: Option<String>,
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
+}
+
+/// How `tidepool report weekly` prints: a table for people, the API's JSON, or its CSV.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Table,
+    Json,
+    Csv,
+}
+
+/// How `tidepool report reviews` prints (the reviews have no CSV).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReviewFormat {
+    Table,
+    Json,
+}
+
+/// The periodic reviews.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReviewKind {
+    /// Monthly: each quota's guarantee against what was held, with suggestions (Q5).
+    Quotas,
+    /// Monthly: GPUs held but idle, per group (R5).
+    Idle,
+    /// Quarterly: templates nobody launched (T3).
+    Templates,
+    /// Yearly: every policy and quota change with its effect.
+    Rules,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReportCommand {
+    /// One ISO week in the organisation's time zone: use, cost, waits, loans, outcomes
+    /// and the change against the week before.
+    #[command(after_help = CLIENT_EXIT_CODES)]
+    Weekly {
+        /// The server, `http://host:port`; else TIDEPOOL_SERVER, else the one signed in to.
+        #[arg(long, value_name = "URL")]
+        server: Option<String>,
+        #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+        format: ReportFormat,
+        /// The group's report; default: the organisation's.
+        #[arg(long)]
+        group: Option<String>,
+        /// The ISO week, `2026-W48`; default: this week.
+        #[arg(long)]
+        week: Option<String>,
+    },
+    /// A review: `quotas` and `idle` by month, `templates` by quarter, `rules` by year.
+    #[command(after_help = CLIENT_EXIT_CODES)]
+    Reviews {
+        /// The server, `http://host:port`; else TIDEPOOL_SERVER, else the one signed in to.
+        #[arg(long, value_name = "URL")]
+        server: Option<String>,
+        #[arg(long, value_enum, default_value_t = ReviewFormat::Table)]
+        format: ReviewFormat,
+        #[arg(value_enum)]
+        kind: ReviewKind,
+        /// The month, `2026-11` (quotas, idle); default: this month.
+        #[arg(long, conflicts_with_all = ["quarter", "year"])]
+        month: Option<String>,
+        /// The quarter, `2026-Q4` (templates); default: this quarter.
+        #[arg(long, conflicts_with = "year")]
+        quarter: Option<String>,
+        /// The year, `2026` (rules); default: this year.
+        #[arg(long)]
+        year: Option<i64>,
+    },
 }

@@ -130,6 +130,25 @@ fn serve_limits(args: &ServeArgs) -> Limits {
     }
 }
 
+/// The weekly delivery (A5): a pass a minute on the leader; mail when `--smtp-server` is set.
+fn report_delivery(
+    store: Store,
+    args: &ServeArgs,
+    holder: String,
+) -> Result<impl std::future::Future<Output = ()> + use<>, String> {
+    let smtp = match (&args.smtp_server, &args.smtp_from) {
+        (Some(server), Some(from)) => Some(crate::reports::mail::Smtp::parse(server, from)?),
+        _ => None,
+    };
+    let outbox = crate::reports::delivery::Outbox { smtp, http: reqwest::Client::new() };
+    let lease = Arc::new(Lease { holder, ttl_s: 0 });
+    let leader_store = store.clone();
+    Ok(crate::reports::delivery::run(store, outbox, Duration::from_secs(60), move |now| {
+        let (lease, store) = (lease.clone(), leader_store.clone());
+        async move { lease.holds(&store, now).await.unwrap_or(false) }
+    }))
+}
+
 pub fn run(args: &ServeArgs) -> Result<String, String> {
     let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the runtime: {e}"))?;
     runtime.block_on(serve(args))
@@ -198,12 +217,14 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
     let holder =
         format!("{}-{}", std::env::var("HOSTNAME").unwrap_or_else(|_| "tidepool".into()), std::process::id());
     let shutdown_lease = (store.clone(), Lease { holder: holder.clone(), ttl_s: 0 });
+    let lease_holder = holder.clone();
     let lease = Lease { holder, ttl_s: 3 * args.dispatch_interval_s.max(1) as i64 };
     let mut dispatcher = Dispatcher::with_modules(store, desk.policies.clone(), lease);
     dispatcher.fleet = Some(fleet);
     dispatcher.config.min_runtime_s = args.min_runtime_s;
     let every = Duration::from_secs(args.dispatch_interval_s.max(1));
     tokio::spawn(dispatch_loop(dispatcher, desk.clone(), wake, every));
+    tokio::spawn(report_delivery(state.store.clone(), args, lease_holder)?);
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;

@@ -813,7 +813,11 @@ mod organisation {
                     expect(app.call("GET", path, token, None).await, want, &format!("{route} {label}"));
                 }
             }
-            ("get", "/api/reviews/quotas" | "/api/reviews/idle") => {
+            (
+                "get",
+                "/api/reviews/quotas" | "/api/reviews/idle" | "/api/reviews/templates" | "/api/reviews/rules",
+            ) => {
+                // Q5, R5, T3: everyone signed in; members and managers see their group's lines.
                 let rows = [("anonymous", None, ANON), ("member", dev, OK), ("admin", admin, OK)];
                 for (label, token, want) in rows {
                     expect(app.call("GET", path, token, None).await, want, &format!("{route} {label}"));

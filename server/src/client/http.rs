@@ -131,12 +131,13 @@ impl Api {
             return serde_json::from_slice(bytes)
                 .map_err(|e| Failure::Refused(format!("unreadable answer from the server: {e}")));
         }
+        Err(Api::refusal(status, bytes))
+    }
+
+    /// The server's refusal in its own words, or its status when it gave none.
+    fn refusal(status: StatusCode, bytes: &[u8]) -> Failure {
         let message = server_message(bytes);
-        Err(Failure::Refused(if message.is_empty() {
-            format!("the server answered {status}")
-        } else {
-            message
-        }))
+        Failure::Refused(if message.is_empty() { format!("the server answered {status}") } else { message })
     }
 
     /// A call that needs no session (signing in, refreshing).
@@ -164,14 +165,35 @@ impl Api {
         self.call(Method::POST, path, body).await
     }
 
-    /// A call with the session's access token, refreshed first when it is about to
-    /// expire, and once more when the server refuses it.
+    /// A GET whose answer is text (`weekly.csv`), or the server's refusal in its own words.
+    pub async fn get_text(&mut self, path: &str) -> Result<String, Failure> {
+        let (status, bytes) = self.authorized(&Method::GET, path, None).await?;
+        if status.is_success() {
+            return String::from_utf8(bytes)
+                .map_err(|e| Failure::Refused(format!("unreadable answer from the server: {e}")));
+        }
+        Err(Api::refusal(status, &bytes))
+    }
+
+    /// A call with the session's access token, read as `T`.
     async fn call<T: DeserializeOwned>(
         &mut self,
         method: Method,
         path: &str,
         body: Option<Vec<u8>>,
     ) -> Result<T, Failure> {
+        let (status, bytes) = self.authorized(&method, path, body).await?;
+        Api::decode(status, &bytes)
+    }
+
+    /// A request with the session's access token, refreshed first when it is about to
+    /// expire, and once more when the server refuses it.
+    async fn authorized(
+        &mut self,
+        method: &Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+    ) -> Result<(StatusCode, Vec<u8>), Failure> {
         let expires = self.session.as_ref().map(|s| s.access_expires_at);
         let Some(expires) = expires else {
             return Err(signed_out(&self.base, &format!("not signed in to {}", self.base)));
@@ -180,17 +202,17 @@ impl Api {
             self.refresh(None).await?;
         }
         let token = self.session.as_ref().map(|s| s.access_token.clone()).unwrap_or_default();
-        let (mut status, mut bytes) = self.send(&method, path, Some(&token), body.as_deref()).await?;
+        let (mut status, mut bytes) = self.send(method, path, Some(&token), body.as_deref()).await?;
         if status == StatusCode::UNAUTHORIZED {
             self.refresh(Some(&token)).await?;
             let token = self.session.as_ref().map(|s| s.access_token.clone()).unwrap_or_default();
-            (status, bytes) = self.send(&method, path, Some(&token), body.as_deref()).await?;
+            (status, bytes) = self.send(method, path, Some(&token), body.as_deref()).await?;
             if status == StatusCode::UNAUTHORIZED {
                 let why = server_message(&bytes);
                 return Err(signed_out(&self.base, &format!("the server refused the session ({why})")));
             }
         }
-        Api::decode(status, &bytes)
+        Ok((status, bytes))
     }
 
     /// Trades the refresh token for new tokens and saves them, under the session lock.

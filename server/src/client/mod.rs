@@ -1,4 +1,4 @@
-//! `tidepool login`, `submit`, `queue`, `show`, `logs`, `cancel`…: the command line for
+//! `tidepool login`, `submit`, `queue`, `show`, `logs`, `cancel`, `report`…: the command line for
 //! researchers, a client of the server's API over HTTP that reads the shared
 //! `tidepool-api` types. Exit codes are for scripts: 0 ok, 1 the server refused, 2 usage,
 //! 3 not signed in or the session expired, 4 the server cannot be reached.
@@ -10,6 +10,8 @@ mod loans;
 mod logs;
 mod password;
 mod receipt;
+mod report;
+mod reviews;
 mod sbatch;
 mod session;
 mod table;
@@ -20,7 +22,7 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 
-use crate::cli::{ClientCommand, ClientOpts, Format};
+use crate::cli::{ClientCommand, ClientOpts, Format, ReportCommand};
 
 pub use http::Api;
 
@@ -105,6 +107,12 @@ async fn dispatch(command: &ClientCommand) -> Outcome {
         C::Nodes { opts } => views::nodes(opts).await,
         C::Loans { opts, action } => loans::loans(opts, action.as_ref()).await,
         C::Completions { .. } => Ok(()),
+        C::Report { what: ReportCommand::Weekly { server, format, group, week } } => {
+            report::weekly(server, *format, group.as_deref(), week.as_deref()).await
+        }
+        C::Report { what: ReportCommand::Reviews { server, format, kind, month, quarter, year } } => {
+            reviews::reviews(server, *format, *kind, month.as_deref(), quarter.as_deref(), *year).await
+        }
     }
 }
 

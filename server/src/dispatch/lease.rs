@@ -69,4 +69,15 @@ impl Lease {
         tx.commit().await?;
         Ok(epoch)
     }
+
+    /// Whether this instance holds the lease at `now` (work only the leader does, such as
+    /// the weekly delivery, asks this rather than taking the lease itself).
+    pub async fn holds(&self, store: &Store, now: i64) -> Result<bool, DispatchError> {
+        let row = sqlx::query("SELECT 1 FROM leader_lease WHERE id = 1 AND holder = $1 AND expires_at > $2")
+            .bind(&self.holder)
+            .bind(now)
+            .fetch_optional(&store.pool)
+            .await?;
+        Ok(row.is_some())
+    }
 }

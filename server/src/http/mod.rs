@@ -268,6 +268,29 @@ pub const ROUTES: &[Route] = &[
         Admin,
         "Replace the organisation's settings (each change is an event)",
     )),
+    route("get", "/api/reports", SignedIn, "Frozen weekly reports: one's group's and the organisation's"),
+    route(
+        "get",
+        "/api/reports/weekly",
+        SignedIn,
+        "One week's report of a group (one's own) or the organisation",
+    ),
+    route("get", "/api/reports/weekly.csv", SignedIn, "The weekly report's tables as CSV sections"),
+    route("get", "/api/reviews/quotas", SignedIn, "The monthly quota review with suggested guarantees"),
+    json(route(
+        "post",
+        "/api/reviews/quotas/propose",
+        Admin,
+        "Turn a review's suggestions into quota proposals",
+    )),
+    route("get", "/api/reviews/idle", SignedIn, "The monthly idle review: GPUs held but idle, per group"),
+    route("get", "/api/reviews/templates", SignedIn, "The quarterly review of templates nobody launched"),
+    route(
+        "get",
+        "/api/reviews/rules",
+        SignedIn,
+        "The year's policy and quota changes with their measured effect",
+    ),
 ];
 
 /// Paths that are not API routes: the web app (unknown `/api/…` paths are 404s).
@@ -332,6 +355,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/reviews/quotas", get(reviews::quotas))
         .route("/api/reviews/quotas/propose", post(reviews::propose))
         .route("/api/reviews/idle", get(reviews::idle))
+        .route("/api/reviews/templates", get(reviews::templates))
+        .route("/api/reviews/rules", get(reviews::rules))
         .fallback(web_fallback)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)

@@ -8,9 +8,12 @@
 //! group's; admins read any group's.
 
 mod csv;
+pub mod delivery;
 mod figures;
 mod flows;
 pub mod frozen;
+pub mod mail;
+pub mod recipients;
 
 pub use csv::to_csv;
 

@@ -5,8 +5,13 @@
 //! members see their group's lines, admins every group's.
 
 mod quotas;
+mod rules;
+mod templates;
 
+use quotas::only;
 pub use quotas::{idle, propose, quota_review};
+pub use rules::{effect, rules_review};
+pub use templates::{quarter_bounds, template_review};
 
 use crate::access::AccessError;
 use crate::changes::ChangeError;

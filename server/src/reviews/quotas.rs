@@ -41,7 +41,7 @@ pub fn suggest(guaranteed: i64, held_p95: f64, wait_p95_s: f64) -> (Option<i64>,
 }
 
 /// Only `user`'s group unless an admin.
-fn only(user: &User) -> i64 {
+pub(super) fn only(user: &User) -> i64 {
     if user.role == Role::Admin { 0 } else { user.group_id.unwrap_or(-1) }
 }
 

@@ -245,7 +245,16 @@ pub const OPS: &[Op] = &[
     )
     .body(s::<api::reviews::ProposeSuggestions>, ex::propose_suggestions),
     op("get", "/api/reviews/idle", "idleReview", 200, s::<api::reviews::IdleReview>).query(MONTH_QUERY),
+    op("get", "/api/reviews/templates", "templateReview", 200, s::<api::reviews::TemplateReview>)
+        .query(QUARTER_QUERY),
+    op("get", "/api/reviews/rules", "rulesReview", 200, s::<api::reviews::RulesReview>).query(YEAR_QUERY),
 ];
+
+const QUARTER_QUERY: &[Param] =
+    &[q("quarter", "string", "Quarter of the organisation's time zone, 2026-Q4; none: this quarter")];
+
+const YEAR_QUERY: &[Param] =
+    &[q("year", "integer", "Year of the organisation's time zone, 2026; none: this year")];
 
 const MONTH_QUERY: &[Param] =
     &[q("month", "string", "Month of the organisation's time zone, 2026-11; none: this month")];
