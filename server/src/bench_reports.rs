@@ -2,7 +2,9 @@
 //! (`--days`) of `usage_hours` for a `--gpus` cluster ([`crate::usage::synthetic`]), then
 //! prints its rows and the database's size, the time `/api/usage`'s figures take for a
 //! month, and the roll-up's time over `--rollup-days` of synthetic allocations and samples
-//! (extrapolated to a year). SQLite in a fresh folder, or `--database-url`.
+//! (extrapolated to a year), and the weekly report's time — the organisation's and one
+//! group's — for the week the rolled-up allocations fall in, computed live (an open week
+//! is never read from a frozen copy). SQLite in a fresh folder, or `--database-url`.
 
 use std::time::Instant;
 
@@ -13,6 +15,8 @@ use tidepool_core::usage::{HOUR, hour_of};
 use crate::bench::Rng;
 use crate::bench_server::bench_dir;
 use crate::cli::{BenchReportsArgs, Format};
+use crate::org_time::OrgZone;
+use crate::reports::{Scope, scope_for, weekly};
 use crate::store::users::{Role, User};
 use crate::store::{Engine, Store};
 use crate::usage::curves::{Ask, curves};
@@ -32,6 +36,8 @@ struct Figures {
     rollup_allocations: u64,
     rollup_s: f64,
     rollup_year_s_estimate: f64,
+    weekly_report_org_ms: f64,
+    weekly_report_group_ms: f64,
 }
 
 pub fn run(args: &BenchReportsArgs) -> Result<String, String> {
@@ -69,6 +75,18 @@ async fn measure(args: &BenchReportsArgs) -> Result<Figures, String> {
     let t = Instant::now();
     roll_up(&store, to + args.rollup_days * 86_400).await.map_err(e)?;
     let rollup_s = t.elapsed().as_secs_f64();
+    // The weekly report for the week holding the rolled-up allocations, still open at
+    // `now`, so both scopes are computed from the records rather than a frozen copy.
+    let now = to + args.rollup_days * 86_400;
+    let week = OrgZone::utc().week_of(to);
+    let r = |e: crate::reports::ReportError| e.to_string();
+    let t = Instant::now();
+    weekly(&store, &Scope(None), Some(&week), now).await.map_err(r)?;
+    let weekly_org_ms = t.elapsed().as_secs_f64() * 1e3;
+    let group = scope_for(&store, &admin, Some("syn-01")).await.map_err(r)?;
+    let t = Instant::now();
+    weekly(&store, &group, Some(&week), now).await.map_err(r)?;
+    let weekly_group_ms = t.elapsed().as_secs_f64() * 1e3;
     Ok(Figures {
         gpus: args.gpus,
         days: args.days,
@@ -82,6 +100,8 @@ async fn measure(args: &BenchReportsArgs) -> Result<Figures, String> {
         rollup_allocations: allocations,
         rollup_s,
         rollup_year_s_estimate: rollup_s * 365.0 / args.rollup_days.max(1) as f64,
+        weekly_report_org_ms: weekly_org_ms,
+        weekly_report_group_ms: weekly_group_ms,
     })
 }
 
