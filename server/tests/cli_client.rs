@@ -7,12 +7,12 @@
 
 mod common;
 
-use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use common::live::{Proc, call, free_port, http, login, wait_for};
+use common::shell::Shell;
 use serde_json::json;
 use tidepool_api::{JobPage, JobState, Receipt, Submitted, User};
 
@@ -77,49 +77,9 @@ fn cluster(name: &str) -> Cluster {
     Cluster { addr, dir, _agent: agent, _server: server }
 }
 
-/// A researcher's shell: their own home and config folder, nothing else set.
-struct Shell {
-    config: PathBuf,
-}
-
 impl Shell {
     fn new(c: &Cluster) -> Shell {
-        let home = c.dir.join("home");
-        std::fs::create_dir_all(&home).unwrap();
-        Shell { config: home.join(".config") }
-    }
-
-    /// Runs `tidepool args…` with `stdin` piped in (not a terminal).
-    fn run(&self, args: &[&str], stdin: &str) -> Output {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tidepool"))
-            .args(args)
-            .env("HOME", self.config.parent().unwrap())
-            .env("XDG_CONFIG_HOME", &self.config)
-            .env_remove("TIDEPOOL_SERVER")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("tidepool runs");
-        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-        child.wait_with_output().unwrap()
-    }
-
-    /// Runs and asserts exit status `code`; stdout and stderr.
-    #[track_caller]
-    fn expect(&self, code: i32, args: &[&str]) -> (String, String) {
-        let out = self.run(args, "");
-        let (stdout, stderr) = (
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        );
-        assert_eq!(out.status.code(), Some(code), "tidepool {args:?}\nstdout: {stdout}\nstderr: {stderr}");
-        (stdout, stderr)
-    }
-
-    #[track_caller]
-    fn ok(&self, args: &[&str]) -> String {
-        self.expect(0, args).0
+        Shell::in_dir(&c.dir)
     }
 
     /// Runs with `--format json` and reads the answer as the api type `T`.

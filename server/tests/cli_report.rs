@@ -7,46 +7,12 @@
 
 mod common;
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-
 use common::live::{call, free_port, login, serve};
+use common::shell::Shell;
 use tidepool_api::reports::WeeklyReport;
 use tidepool_api::reviews::{IdleReview, QuotaReview, RulesReview, TemplateReview};
 
-/// A researcher's shell: their own home and config folder, nothing else set.
-struct Shell {
-    config: PathBuf,
-}
-
 impl Shell {
-    /// Runs `tidepool args…` with `stdin` piped in; (exit status, stdout, stderr).
-    fn run(&self, args: &[&str], stdin: &str) -> (i32, String, String) {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tidepool"))
-            .args(args)
-            .env("HOME", self.config.parent().unwrap())
-            .env("XDG_CONFIG_HOME", &self.config)
-            .env_remove("TIDEPOOL_SERVER")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("tidepool runs");
-        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-        let out = child.wait_with_output().unwrap();
-        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-        (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
-    }
-
-    /// Runs and asserts exit status `code`; stdout and stderr.
-    #[track_caller]
-    fn expect(&self, code: i32, args: &[&str]) -> (String, String) {
-        let (status, stdout, stderr) = self.run(args, "");
-        assert_eq!(status, code, "tidepool {args:?}\nstdout: {stdout}\nstderr: {stderr}");
-        (stdout, stderr)
-    }
-
     #[track_caller]
     fn json<T: serde::de::DeserializeOwned>(&self, args: &[&str]) -> T {
         let out = self.expect(0, args).0;
@@ -60,16 +26,15 @@ fn a_member_reads_the_weekly_report_and_the_reviews_from_the_command_line() {
     let d = dir.to_str().unwrap();
     let addr = format!("127.0.0.1:{}", free_port());
     let _server = serve(&format!("{d}/data"), &addr, None, &[]);
-    let home = dir.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let sh = Shell { config: home.join(".config") };
+    let sh = Shell::in_dir(&dir);
 
     // Not signed in: exit 3, as every client command.
     let (_, err) = sh.expect(3, &["report", "weekly"]);
     assert!(err.contains("tidepool login --server"), "{err}");
 
     let server = format!("http://{addr}");
-    let (status, _, err) = sh.run(&["login", "--server", &server, "-u", "vision-dev"], "demo-password\n");
+    let out = sh.run(&["login", "--server", &server, "-u", "vision-dev"], "demo-password\n");
+    let (status, err) = (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr));
     assert_eq!(status, 0, "{err}");
     let token = login(&addr, "vision-dev", "demo-password");
 
