@@ -201,5 +201,10 @@ async fn a_known_history_rolls_up_to_hand_computed_hours() {
         assert_eq!(w["jobs"].as_i64(), Some(2), "{engine}: {w}");
         assert!(close(&w["avg_s"], 450.0) && close(&w["p50_s"], 300.0) && close(&w["p95_s"], 600.0), "{w}");
         assert_eq!(r["frozen_at"], Value::Null, "{engine}: the week is under way");
+        // Under way, the guarantee (4 GPUs) covers the hours so far, not the whole week.
+        let (week_start, _) = tidepool::org_time::OrgZone::utc().week_bounds(&week).unwrap();
+        let g = r["guarantees"].as_array().unwrap().iter().find(|g| g["model"] == "T4").expect("T4 quota");
+        let so_far = (H1 + 3600 + 400 - week_start) as f64 / 3600.0;
+        assert!(close(&g["guaranteed_gpu_hours"], 4.0 * so_far), "{engine}: {g}");
     }
 }

@@ -101,7 +101,8 @@ pub struct GuaranteeUse {
     pub category: String,
     /// GPUs guaranteed.
     pub guaranteed: i64,
-    /// GPU-hours the guarantee covers over the week (guaranteed x hours).
+    /// GPU-hours the guarantee covers over the week (guaranteed x hours; for a week under
+    /// way, the hours so far).
     pub guaranteed_gpu_hours: f64,
     pub used_gpu_hours: f64,
     /// Used over guaranteed: above 1, over the guarantee (borrowed); below, under.

@@ -262,7 +262,8 @@ pub async fn compute(
     .bind(gid)
     .fetch_all(&store.pool)
     .await?;
-    let week_hours = (end - start) as f64 / 3600.0;
+    // The hours the guarantee covered so far: an open week is compared with its elapsed part.
+    let week_hours = (cut - start) as f64 / 3600.0;
     let (month_start, month_end, month) = zone.month_of(cut - 1);
     let month_rows = usage(store, gid, month_start, cut).await?;
     let mut guarantees = Vec::new();
@@ -343,7 +344,8 @@ pub async fn compute(
         guarantees,
         waits: wait_stats(&w),
         wait_reasons,
-        loans: super::flows::loans(store, gid, start, end).await?,
+        // A loan counts for its span so far: the rest of an open week has not been lent yet.
+        loans: super::flows::loans(store, gid, start, cut).await?,
         interruptions: super::flows::interruptions(store, gid, start, end).await?,
         outcomes: super::flows::outcomes(store, gid, start, end).await?,
         budgets,
