@@ -130,10 +130,14 @@ pub async fn figures(
         f.jobs_started += 1;
         f.wait_s += r.try_get::<i64, _>(1)?.max(0);
     }
-    // Finished: where the job's last allocation ran.
+    // Finished: where the job's last allocation ran. The last allocations are found for
+    // the window's finished jobs first: a join on a correlated MAX let PostgreSQL pair
+    // every job with every allocation (a day of 82,648 took 353 s).
     let finished = format!(
         "SELECT j.finished_at, {WHO} FROM jobs j \
-         JOIN allocations a ON a.id = (SELECT MAX(l.id) FROM allocations l WHERE l.job_id = j.id) \
+         JOIN (SELECT job_id, MAX(id) AS last FROM allocations WHERE job_id IN \
+           (SELECT id FROM jobs WHERE finished_at >= $1 AND finished_at < $2) GROUP BY job_id) l ON l.job_id = j.id \
+         JOIN allocations a ON a.id = l.last \
          JOIN nodes n ON n.id = a.node_id WHERE j.finished_at >= $1 AND j.finished_at < $2"
     );
     for r in sqlx::query(sqlx::AssertSqlSafe(finished)).bind(from).bind(to).fetch_all(&mut *tx).await? {
