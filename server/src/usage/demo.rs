@@ -31,6 +31,21 @@ fn duration(rng: &mut Rng) -> i64 {
     points[k] + rng.below((points[k + 1] - points[k]) as u64) as i64
 }
 
+/// A price for each GPU model the demo's nodes have (A5), in cents per GPU-hour, so its
+/// reports show costs from the first run; an admin changes them in the settings.
+async fn prices(store: &Store, now: i64) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO gpu_prices (model, cents_per_gpu_hour, set_by, set_at) \
+         SELECT DISTINCT model, CASE WHEN model LIKE 'H100%' THEN 400 WHEN model LIKE 'A100%' THEN 250 \
+         WHEN model LIKE 'T4%' THEN 40 ELSE 150 END, 'demo', $1 FROM nodes \
+         WHERE NOT EXISTS (SELECT 1 FROM gpu_prices)",
+    )
+    .bind(now)
+    .execute(&store.pool)
+    .await?;
+    Ok(())
+}
+
 /// Writes the history; the number of jobs written.
 pub async fn seed(store: &Store, now: i64) -> Result<u64, UsageError> {
     let nodes: Vec<(i64, i64)> = sqlx::query("SELECT id, gpus FROM nodes ORDER BY id")
@@ -50,6 +65,7 @@ pub async fn seed(store: &Store, now: i64) -> Result<u64, UsageError> {
     if nodes.is_empty() || users.is_empty() {
         return Ok(0);
     }
+    prices(store, now).await?;
     let mut rng = Rng::new(12);
     // When each GPU of each node is next free.
     let mut free: Vec<Vec<i64>> = nodes.iter().map(|(_, g)| vec![0; *g as usize]).collect();
