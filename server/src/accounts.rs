@@ -25,11 +25,7 @@ pub enum AccountError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for AccountError {
-    fn from(e: sqlx::Error) -> Self {
-        AccountError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(AccountError);
 
 impl Keyed for Group {
     fn key(&self) -> i64 {

@@ -38,11 +38,7 @@ pub enum ChangeError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for ChangeError {
-    fn from(e: sqlx::Error) -> Self {
-        ChangeError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(ChangeError);
 
 impl Keyed for Change {
     fn key(&self) -> i64 {

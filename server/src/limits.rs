@@ -20,11 +20,7 @@ pub enum Limited {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for Limited {
-    fn from(e: sqlx::Error) -> Self {
-        Limited::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(Limited);
 
 /// The caps a server enforces; `serve` sets them from its flags.
 pub struct Bounds {

@@ -40,11 +40,7 @@ pub enum LoanError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for LoanError {
-    fn from(e: sqlx::Error) -> Self {
-        LoanError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(LoanError);
 
 /// What a lender's manager (or an admin) decides on a loan, with a note.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -35,11 +35,7 @@ pub enum SettingsError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for SettingsError {
-    fn from(e: sqlx::Error) -> Self {
-        SettingsError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(SettingsError);
 
 /// The settings as stored.
 pub async fn read(store: &Store) -> Result<OrgSettings, StoreError> {

@@ -38,11 +38,7 @@ pub enum DispatchError {
     Corrupt(String),
 }
 
-impl From<sqlx::Error> for DispatchError {
-    fn from(e: sqlx::Error) -> Self {
-        DispatchError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(DispatchError);
 
 /// One dispatcher instance.
 pub struct Dispatcher {

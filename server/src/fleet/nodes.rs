@@ -25,11 +25,7 @@ pub enum NodeError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for NodeError {
-    fn from(e: sqlx::Error) -> Self {
-        NodeError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(NodeError);
 
 /// A node has 1 to 64 GPUs, in NVLink domains of equal size; none named: one domain.
 fn nvlink_domain(gpus: u8, nvlink_group: Option<u8>) -> Result<u8, Invalid> {

@@ -27,11 +27,7 @@ pub enum RegisterError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for RegisterError {
-    fn from(e: sqlx::Error) -> Self {
-        RegisterError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(RegisterError);
 
 /// The pool a registration puts the node in. The pool is an admin's choice: a token that
 /// names one puts the node there on its first use; after that, and for a token that names

@@ -31,11 +31,7 @@ pub enum SyncError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for SyncError {
-    fn from(e: sqlx::Error) -> Self {
-        SyncError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(SyncError);
 
 /// What a sync works with: the records, the fleet's settings and news, and the
 /// dispatcher's wake-up, with the time of the sync.

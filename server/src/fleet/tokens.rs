@@ -39,11 +39,7 @@ pub enum TokenError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for TokenError {
-    fn from(e: sqlx::Error) -> Self {
-        TokenError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(TokenError);
 
 /// A token to issue, checked.
 #[derive(Clone, Debug, Default)]

@@ -23,11 +23,7 @@ pub enum CancelError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for CancelError {
-    fn from(e: sqlx::Error) -> Self {
-        CancelError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(CancelError);
 
 /// Cancels job `id` for `user` at `now`, with its event. The caller wakes the dispatcher
 /// and tells the agents: their stops are orders now.

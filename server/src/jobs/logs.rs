@@ -49,11 +49,7 @@ pub enum LogError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for LogError {
-    fn from(e: sqlx::Error) -> Self {
-        LogError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(LogError);
 
 /// What the records say of a job's log now.
 struct Head {

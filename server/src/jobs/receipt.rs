@@ -21,11 +21,7 @@ pub enum ReceiptError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for ReceiptError {
-    fn from(e: sqlx::Error) -> Self {
-        ReceiptError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(ReceiptError);
 
 /// Job `id`'s receipt as `user` may read it.
 pub async fn receipt(store: &Store, user: &User, id: i64) -> Result<Receipt, ReceiptError> {

@@ -41,11 +41,7 @@ pub enum PolicyError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for PolicyError {
-    fn from(e: sqlx::Error) -> Self {
-        PolicyError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(PolicyError);
 
 /// Makes `op` on `registry` the records' way round (above); held under the registry's lock.
 async fn change<T>(

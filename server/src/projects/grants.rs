@@ -34,11 +34,7 @@ pub enum ProjectError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for ProjectError {
-    fn from(e: sqlx::Error) -> Self {
-        ProjectError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(ProjectError);
 
 impl Keyed for Project {
     fn key(&self) -> i64 {

@@ -37,11 +37,7 @@ pub enum GrantError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for GrantError {
-    fn from(e: sqlx::Error) -> Self {
-        GrantError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(GrantError);
 
 /// The project a job of `group` runs under, checked against its grant: a class above
 /// `normal` needs an unexpired grant of at least that class, within the grant's GPU cap.

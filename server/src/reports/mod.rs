@@ -38,11 +38,7 @@ pub enum ReportError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for ReportError {
-    fn from(e: sqlx::Error) -> Self {
-        ReportError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(ReportError);
 
 /// Whom a report is about: a group (id, name) or, none, the organisation.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -32,11 +32,7 @@ pub enum ReviewError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for ReviewError {
-    fn from(e: sqlx::Error) -> Self {
-        ReviewError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(ReviewError);
 
 /// `[start, end)` and name of local month `month` (`2026-11`); none: the month of `now`.
 pub fn month_bounds(zone: &OrgZone, month: Option<&str>, now: i64) -> Result<(i64, i64, String), Invalid> {

@@ -27,6 +27,19 @@ pub enum Engine {
     Postgres,
 }
 
+/// `From<sqlx::Error>` for a domain error with a `Store(StoreError)` variant, so `?` on
+/// a query works in every domain service without the same five lines in each.
+macro_rules! from_sqlx {
+    ($error:ident) => {
+        impl From<sqlx::Error> for $error {
+            fn from(e: sqlx::Error) -> Self {
+                $error::Store(e.into())
+            }
+        }
+    };
+}
+pub(crate) use from_sqlx;
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("database URL `{0}` is neither sqlite:… nor postgres://…")]

@@ -39,11 +39,7 @@ pub enum TemplateError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for TemplateError {
-    fn from(e: sqlx::Error) -> Self {
-        TemplateError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(TemplateError);
 
 /// A template's owning group, name, and whether it is retired.
 struct Owner {

@@ -29,11 +29,7 @@ pub enum LaunchError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for LaunchError {
-    fn from(e: sqlx::Error) -> Self {
-        LaunchError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(LaunchError);
 
 /// The job template `id` launches for `group`, named `name` or as the template is.
 pub async fn launch_spec(

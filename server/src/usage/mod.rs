@@ -29,11 +29,7 @@ pub enum UsageError {
     Store(#[from] StoreError),
 }
 
-impl From<sqlx::Error> for UsageError {
-    fn from(e: sqlx::Error) -> Self {
-        UsageError::Store(e.into())
-    }
-}
+crate::store::from_sqlx!(UsageError);
 
 /// One row of `usage_hours`: a closed UTC hour x group x pool x model x category.
 #[derive(Clone, Debug, PartialEq, Eq)]
