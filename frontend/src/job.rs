@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use tidepool_api::{Cancelled, LogRange, Receipt};
+use tidepool_api::{Cancelled, LogRange, Receipt, WaitSpan};
+use tidepool_web::scale::duration;
+use tidepool_web::timeline;
 
 use crate::api;
 use crate::ui::{act, at, load, show, status_line};
@@ -81,6 +83,7 @@ pub fn JobPanel(job: RwSignal<Option<i64>>, changed: RwSignal<u32>) -> impl Into
                         {live.then(|| view! { " " <button class="cancel" on:click=move |_| cancel(id)>"Cancel"</button> })}
                     </p>
                     {r.reason.clone().map(|why| view! { <p class="muted">{format!("why: {why}")}</p> })}
+                    {waits(&r.waits)}
                     <table id="job-receipt">
                         <tr><th>"when"</th><th>"what"</th><th>"why"</th><th>"policy"</th></tr>
                         {r.events.iter().map(|e| view! {
@@ -101,6 +104,37 @@ pub fn JobPanel(job: RwSignal<Option<i64>>, changed: RwSignal<u32>) -> impl Into
             }}
         </section>
     }
+}
+
+/// Why it waited, span by span (D2): the timeline band, then its spans in words.
+fn waits(spans: &[WaitSpan]) -> impl IntoView + use<> {
+    if spans.is_empty() {
+        return None;
+    }
+    let now = (js_sys::Date::now() / 1000.0) as i64;
+    let rows = spans
+        .iter()
+        .map(|w| {
+            let secs = timeline::end_of(w, now) - w.since;
+            view! {
+                <tr data-kind=w.kind.clone()>
+                    <td>{at(w.since)}</td>
+                    <td>{w.until.map_or_else(|| "still waiting".to_string(), at)}</td>
+                    <td>{duration(secs as f64)}</td>
+                    <td><span class="swatch" style=format!("background:{}", timeline::colour(&w.kind))></span>{w.label.clone()}</td>
+                    <td class="muted">{w.reason.clone()}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    Some(view! {
+        <h3>"Why it waited"</h3>
+        <div class="chart-box" inner_html=timeline::svg(spans, now)></div>
+        <table id="job-waits">
+            <tr><th>"from"</th><th>"to"</th><th>"for"</th><th>"why"</th><th>"first given as"</th></tr>
+            {rows}
+        </table>
+    })
 }
 
 /// `current` with a log page added; the oldest output goes once the page keeps too much.

@@ -60,7 +60,7 @@ pub fn report() -> WeeklyReport {
             WaitStats { class: "batch".into(), jobs: 3, avg_s: 100.0, p50_s: 60.0, p95_s: 200.0 },
             WaitStats { class: "interactive".into(), jobs: 1, avg_s: 10.0, p50_s: 10.0, p95_s: 10.0 },
         ],
-        wait_reasons: vec![ReasonCount { reason: "quota full".into(), jobs: 2 }],
+        wait_reasons: vec![ReasonCount { reason: "quota full".into(), jobs: 2, wait_s: 5400 }],
         loans: LoanFlows {
             lent_gpu_hours: 0.0,
             borrowed_gpu_hours: 16.0,
@@ -93,6 +93,7 @@ pub fn report() -> WeeklyReport {
             idle_gpu_hours: 10.0,
             wait_p95_s: 100.0,
             this_wait_p95_s: 200.0,
+            elapsed_only: false,
         }),
     }
 }

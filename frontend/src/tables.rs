@@ -156,8 +156,11 @@ pub fn tables(r: &WeeklyReport) -> Vec<Table> {
     let reasons = table(
         "wait-reasons",
         "Why jobs waited",
-        &["reason", "jobs"],
-        r.wait_reasons.iter().map(|w| vec![w.reason.clone(), w.jobs.to_string()]).collect(),
+        &["reason", "jobs", "hours waited"],
+        r.wait_reasons
+            .iter()
+            .map(|w| vec![w.reason.clone(), w.jobs.to_string(), format!("{:.1}", w.wait_s as f64 / 3600.0)])
+            .collect(),
     );
     let loans = table(
         "loans",
@@ -236,7 +239,9 @@ pub fn tables(r: &WeeklyReport) -> Vec<Table> {
         change_rows(r),
     );
     if let Some(p) = &r.previous {
-        change.header[2] = format!("previous week ({})", p.week);
+        // A week under way is compared with as much of the previous one.
+        let part = if p.elapsed_only { ", same hours" } else { "" };
+        change.header[2] = format!("previous week ({}{part})", p.week);
     }
     vec![totals, usage, days, guarantees, waits, reasons, loans, outcomes, budgets, hours_table, change]
 }

@@ -102,6 +102,18 @@ async fn allocation(app: &TestApp, job: i64, at: i64) {
     .expect("allocation");
 }
 
+/// A span of a job's wait history (D2).
+async fn wait(app: &TestApp, job: i64, kind: &str, since: i64, until: Option<i64>) {
+    sqlx::query("INSERT INTO job_waits (job_id, kind, reason, since, until) VALUES ($1, $2, 'r', $3, $4)")
+        .bind(job)
+        .bind(kind)
+        .bind(since)
+        .bind(until)
+        .execute(&app.state.store.pool)
+        .await
+        .expect("wait span");
+}
+
 async fn event(app: &TestApp, at: i64, kind: &str, job: i64) {
     sqlx::query("INSERT INTO events (at, kind, job_id, actor, message, detail) VALUES ($1, $2, $3, 'test', 'm', '{}')")
         .bind(at)
@@ -187,13 +199,20 @@ async fn history(app: &TestApp) -> (i64, i64) {
     .await;
     // First placed in the week before (wait 90 s): the previous week's only wait.
     job(app, vision, "normal", 2, W48 - 100, Some(W48 - 10), "succeeded", Some(W48 - 5), 7200, None).await;
-    // Still waiting: two over quota, one on the budget.
-    job(app, vision, "normal", 8, W48 + 100, None, "pending", None, 7200, Some("over quota: needs 8 GPUs"))
-        .await;
-    job(app, vision, "normal", 2, W48 + 200, None, "pending", None, 7200, Some("over quota: needs 2 GPUs"))
-        .await;
-    job(app, vision, "normal", 2, W48 + 300, None, "pending", None, 7200, Some("monthly budget: 1 of 2"))
-        .await;
+    // Still waiting, with their wait histories (D2): x over quota all week; y over quota
+    // for an hour, then short of GPUs; z held by the budget for half an hour, then by
+    // quota until now; w over quota since before the week, 600 s of it inside.
+    let x =
+        job(app, vision, "normal", 8, W48 + 100, None, "pending", None, 7200, Some("over quota: 8")).await;
+    wait(app, x, "quota", W48 + 100, None).await;
+    let y = job(app, vision, "normal", 2, W48 + 200, None, "pending", None, 7200, Some("no GPUs")).await;
+    wait(app, y, "quota", W48 + 200, Some(W48 + 3800)).await;
+    wait(app, y, "capacity", W48 + 3800, None).await;
+    let z = job(app, vision, "normal", 2, W48 + 300, None, "pending", None, 7200, Some("over quota")).await;
+    wait(app, z, "budget", W48 + 300, Some(W48 + 2100)).await;
+    wait(app, z, "quota", W48 + 2100, None).await;
+    let w = job(app, vision, "normal", 1, W48 - 3600, None, "pending", None, 7200, None).await;
+    wait(app, w, "quota", W48 - 3600, Some(W48 + 600)).await;
     // A preemption, and an idle reclaim of job e's 2 GPUs at +1500: its limit ends at
     // +1060 + 4040 = +5100, so 2 GPUs x 3600 s = 2 GPU-hours are recovered.
     event(app, W48 + 3000, "preempted", a).await;
@@ -280,9 +299,20 @@ async fn a_finished_week_reports_each_figure_from_the_records() {
         assert_eq!((normal.jobs, normal.avg_s, normal.p50_s, normal.p95_s), (3, 1420.0, 600.0, 3600.0));
         let batch = r.waits.iter().find(|w| w.class == "batch").expect("batch");
         assert_eq!((batch.jobs, batch.p95_s), (1, 100.0));
-        assert_eq!(r.wait_reasons.len(), 2);
-        assert_eq!((r.wait_reasons[0].reason.as_str(), r.wait_reasons[0].jobs), ("over quota", 2));
-        assert_eq!((r.wait_reasons[1].reason.as_str(), r.wait_reasons[1].jobs), ("monthly budget", 1));
+        // Why they waited, inside the week (D2): quota x 604,700 + y 3,600 + z 604,800 -
+        // 2,100 + w 600 = 1,211,600 s by 4 jobs; capacity y 604,800 - 3,800 = 601,000;
+        // budget z 1,800.
+        let why: Vec<(&str, i64, i64)> =
+            r.wait_reasons.iter().map(|w| (w.reason.as_str(), w.jobs, w.wait_s)).collect();
+        assert_eq!(
+            why,
+            vec![
+                ("over the group's quota, no loan available", 4, 1_211_600),
+                ("waiting for free GPUs", 1, 601_000),
+                ("the monthly budget", 1, 1_800),
+            ],
+            "{engine}"
+        );
         // Loans: lent 4 x 48 h = 192, borrowed 2 x 24 h = 48.
         close(r.loans.lent_gpu_hours, 192.0, "lent");
         close(r.loans.borrowed_gpu_hours, 48.0, "borrowed");
@@ -355,6 +385,36 @@ async fn the_frozen_copy_is_unchanged_by_a_later_edit() {
         assert_eq!(status, StatusCode::OK);
         let listed: FrozenWeeks = serde_json::from_value(v).expect("FrozenWeeks");
         assert!(listed.weeks.iter().any(|w| w.week == "2026-W48" && w.group.as_deref() == Some("vision")));
+    }
+}
+
+// O4: a week under way is compared with the same first hours of the previous week, not
+// with the whole of it (which made every Monday read as a fall of ~100 %).
+#[tokio::test]
+async fn a_week_under_way_is_compared_with_as_much_of_the_previous_one() {
+    for engine in engines() {
+        let app = TestApp::new(engine).await;
+        history(&app).await;
+        // Tuesday 06:00 of 2026-W49: 30 hours of it have passed.
+        app.clock.store(W48 + 8 * DAY + 6 * H, std::sync::atomic::Ordering::SeqCst);
+        let lead = app.token("vision-lead", "demo-password").await;
+        let (status, v) = get(&app, &lead, "/api/reports/weekly?group=vision&week=2026-W49").await;
+        assert_eq!(status, StatusCode::OK, "{engine}: {v}");
+        let r: WeeklyReport = serde_json::from_value(v).expect("a WeeklyReport");
+        close(r.totals.gpu_hours, 64.0, "this week so far");
+        let p = r.previous.expect("a previous week");
+        // W48's first 30 hours: Monday 8 + 4 + 2, Tuesday 00:00 16 = 30 of its 50.
+        assert_eq!((p.week.as_str(), p.elapsed_only), ("2026-W48", true), "{engine}");
+        close(p.gpu_hours, 30.0, "the previous week's first 30 hours");
+        close(p.cost, 75.0, "their cost");
+        // Once W49 has ended, the whole of W48 is the comparison.
+        app.clock.store(W48 + 15 * DAY, std::sync::atomic::Ordering::SeqCst);
+        let lead = app.token("vision-lead", "demo-password").await;
+        let (_, v) = get(&app, &lead, "/api/reports/weekly?group=vision&week=2026-W49").await;
+        let r: WeeklyReport = serde_json::from_value(v).expect("a WeeklyReport");
+        let p = r.previous.expect("a previous week");
+        assert!(!p.elapsed_only, "{engine}");
+        close(p.gpu_hours, 50.0, "the whole previous week");
     }
 }
 

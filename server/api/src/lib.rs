@@ -64,7 +64,7 @@ pub use policies::{
 };
 pub use projects::{NewProject, Project, ProjectCreated, ProjectPage, Renew, Renewed};
 pub use quotas::{Quota, QuotasView};
-pub use receipt::{Event, Receipt};
+pub use receipt::{Event, Receipt, WaitSpan};
 pub use records::{ArchivePage, ArchivedJob, EventDetail, EventPage, LoggedEvent};
 pub use templates::{
     NewTemplate, Template, TemplateCreated, TemplateGrant, TemplateGranted, TemplatePage, TemplateRetire,

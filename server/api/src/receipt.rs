@@ -31,6 +31,26 @@ pub struct Receipt {
     pub env: BTreeMap<String, String>,
     /// What happened to it, oldest first.
     pub events: Vec<Event>,
+    /// Why it waited, span by span, oldest first (D2): the timeline of its waits.
+    #[serde(default)]
+    pub waits: Vec<WaitSpan>,
+}
+
+/// One span of a job's wait during which its reason stayed of one kind (D2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct WaitSpan {
+    /// `quota`, `borrowing`, `budget`, `capacity`, `order`, `infeasible` or `policy`.
+    pub kind: String,
+    /// The kind in words.
+    pub label: String,
+    /// The reason as the dispatcher first gave it in this span.
+    pub reason: String,
+    /// Unix seconds.
+    pub since: i64,
+    /// Unix seconds; none while the job still waits for this.
+    pub until: Option<i64>,
 }
 
 /// One event of a job's history.

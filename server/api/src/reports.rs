@@ -125,13 +125,18 @@ pub struct WaitStats {
     pub p95_s: f64,
 }
 
-/// A reason jobs waited for, and how many jobs waited for it.
+/// A kind of reason jobs waited for in the week (D2): how many jobs waited for it, and
+/// for how long in all within the week.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReasonCount {
+    /// The kind in words ("over the group's quota, no loan available").
     pub reason: String,
     pub jobs: i64,
+    /// Seconds waited for it within the week, all jobs together.
+    #[serde(default)]
+    pub wait_s: i64,
 }
 
 /// GPU-hours lent to and borrowed from other groups.
@@ -228,6 +233,10 @@ pub struct WeekChange {
     pub wait_p95_s: f64,
     /// This week's p95 wait over all classes, for the comparison.
     pub this_wait_p95_s: f64,
+    /// This week is under way: the figures above are the previous week's first hours, as
+    /// many as this week has had, so the change compares like with like.
+    #[serde(default)]
+    pub elapsed_only: bool,
 }
 
 /// The frozen weeks there are (`GET /api/reports`), newest first.

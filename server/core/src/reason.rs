@@ -61,6 +61,43 @@ impl Reason {
     }
 }
 
+/// The kinds a job's wait history distinguishes (D2): coarse enough that a queue's
+/// normal churn (reserved, then behind a reservation, then short of GPUs) stays one span,
+/// fine enough to say what a person would change (quota, loan, budget, shape).
+pub const WAIT_KINDS: [(&str, &str); 7] = [
+    ("quota", "over the group's quota, no loan available"),
+    ("borrowing", "at the group's borrowing limit"),
+    ("budget", "the monthly budget"),
+    ("capacity", "waiting for free GPUs"),
+    ("order", "behind an earlier job (first come, first served)"),
+    ("infeasible", "asks for more than the pool has"),
+    ("policy", "held by the quota policy"),
+];
+
+impl Reason {
+    /// This reason's kind in the wait history: one of [`WAIT_KINDS`].
+    pub fn wait_kind(&self) -> &'static str {
+        match self {
+            Reason::NoQuota | Reason::OverQuota { .. } => "quota",
+            Reason::BorrowLimit { .. } => "borrowing",
+            Reason::BudgetExhausted { .. } => "budget",
+            Reason::NoCapacity { .. }
+            | Reason::Fragmented { .. }
+            | Reason::Reserved { .. }
+            | Reason::WouldDelay { .. }
+            | Reason::AwaitingPreemption { .. } => "capacity",
+            Reason::QueuedBehind { .. } => "order",
+            Reason::Infeasible { .. } => "infeasible",
+            Reason::PolicyHold { .. } | Reason::PolicyRejected { .. } => "policy",
+        }
+    }
+}
+
+/// The words for a wait kind (the kind itself when unknown, e.g. from a newer release).
+pub fn wait_kind_label(kind: &str) -> &str {
+    WAIT_KINDS.iter().find(|(k, _)| *k == kind).map_or(kind, |(_, label)| label)
+}
+
 impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -132,5 +169,37 @@ impl fmt::Display for PreemptReason {
             }
             PreemptReason::LoanEnded { loan } => write!(f, "loan {} has ended", loan.0),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reason_has_a_named_wait_kind_and_churn_stays_one_kind() {
+        let reasons = [
+            Reason::NoQuota,
+            Reason::OverQuota { requested: 8, guaranteed: 8, used: 8 },
+            Reason::BorrowLimit { limit: 4, borrowed: 4 },
+            Reason::BudgetExhausted { budget_gpu_h: 1.0, spent_gpu_h: 1.0, needed_gpu_h: 2.0 },
+            Reason::Infeasible { requested: 9, largest: 8 },
+            Reason::NoCapacity { requested: 2, free: 1 },
+            Reason::Fragmented { requested: 2, free: 2 },
+            Reason::Reserved { start_at: 10 },
+            Reason::WouldDelay { job: JobId(1), start_at: 10 },
+            Reason::QueuedBehind { job: JobId(1) },
+            Reason::AwaitingPreemption { victims: 1 },
+            Reason::PolicyHold { message: "m".into() },
+            Reason::PolicyRejected { message: "m".into() },
+        ];
+        for r in &reasons {
+            assert_ne!(wait_kind_label(r.wait_kind()), r.wait_kind(), "{r}");
+        }
+        // A queue's churn at the head (short of GPUs, reserved, behind a reservation) is one span.
+        assert_eq!(reasons[5].wait_kind(), reasons[7].wait_kind());
+        assert_eq!(reasons[7].wait_kind(), reasons[8].wait_kind());
+        assert_ne!(reasons[1].wait_kind(), reasons[5].wait_kind());
+        assert_eq!(wait_kind_label("newer"), "newer");
     }
 }

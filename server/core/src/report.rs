@@ -60,14 +60,6 @@ pub fn forecast(spent: f64, month_start: i64, cut: i64, month_end: i64) -> f64 {
     if elapsed <= 0 { spent } else { spent * (month_end - month_start) as f64 / elapsed as f64 }
 }
 
-/// The label a wait reason is counted under: its words before the first colon
-/// ("over quota: needs 8 GPUs…" counts as "over quota"), so reasons that differ only in
-/// their figures add up.
-pub fn reason_label(reason: &str) -> String {
-    let head = reason.split(':').next().unwrap_or(reason).trim();
-    head.chars().take(80).collect()
-}
-
 /// Change from `before` to `now` as a ratio (`0.25`: a quarter more); none from zero.
 pub fn change(before: f64, now: f64) -> Option<f64> {
     (before != 0.0).then(|| (now - before) / before)
@@ -122,15 +114,6 @@ mod tests {
         // 100 GPU-hours in the first 10 of 30 days: 300 by the end.
         assert_eq!(forecast(100.0, 0, 10 * 86_400, 30 * 86_400), 300.0);
         assert_eq!(forecast(5.0, 100, 100, 200), 5.0);
-    }
-
-    #[test]
-    fn reasons_count_under_their_words_before_the_figures() {
-        assert_eq!(reason_label("over quota: needs 8 GPUs; 4 of 16"), "over quota");
-        assert_eq!(
-            reason_label("the group has no quota for this GPU model"),
-            "the group has no quota for this GPU model"
-        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use tidepool_api::Receipt;
 
 use crate::cli::ClientOpts;
 use crate::client::http::Api;
-use crate::client::table::{table, utc, when};
+use crate::client::table::{span, table, utc, when};
 use crate::client::{Outcome, print};
 
 /// The receipt for people: a header of facts, then every event.
@@ -50,6 +50,22 @@ fn text(r: &Receipt, now: i64) -> String {
             ]
         })
         .collect();
+    if !r.waits.is_empty() {
+        // Why it waited, span by span (D2): "three hours on quota, then ten minutes for GPUs".
+        let waits: Vec<Vec<String>> = r
+            .waits
+            .iter()
+            .map(|w| {
+                let (until, end) = match w.until {
+                    Some(u) => (utc(u), u),
+                    None => ("still waiting".into(), now),
+                };
+                vec![utc(w.since), until, span(end - w.since), w.label.clone(), w.reason.clone()]
+            })
+            .collect();
+        out.push_str("\nwaited\n");
+        out.push_str(&table(&["FROM", "TO", "FOR", "WHY", "FIRST GIVEN AS"], &waits));
+    }
     out.push('\n');
     out.push_str(&table(&["AT", "EVENT", "BY", "POLICY", "WHAT"], &rows));
     out

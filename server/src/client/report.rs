@@ -111,8 +111,11 @@ pub fn render(r: &WeeklyReport) -> String {
     out.push(String::new());
     out.push(waits(&r.waits));
     if !r.wait_reasons.is_empty() {
-        let reasons: Vec<String> =
-            r.wait_reasons.iter().map(|w| format!("{} ({})", w.reason, w.jobs)).collect();
+        let reasons: Vec<String> = r
+            .wait_reasons
+            .iter()
+            .map(|w| format!("{} ({} jobs, {:.1} h)", w.reason, w.jobs, w.wait_s as f64 / 3600.0))
+            .collect();
         out.push(format!("waited for: {}", reasons.join("; ")));
     }
 
@@ -151,8 +154,9 @@ pub fn render(r: &WeeklyReport) -> String {
     out.push(match &r.previous {
         None => "against the previous week: no previous week".into(),
         Some(p) => format!(
-            "against {}: GPU-h {} -> {} ({}), cost {} -> {} ({}), idle {} -> {} GPU-h, p95 wait {} -> {}",
+            "against {}{}: GPU-h {} -> {} ({}), cost {} -> {} ({}), idle {} -> {} GPU-h, p95 wait {} -> {}",
             p.week,
+            if p.elapsed_only { " (its first hours, as many as this week has had)" } else { "" },
             hours(p.gpu_hours),
             hours(t.gpu_hours),
             change(p.gpu_hours, t.gpu_hours),

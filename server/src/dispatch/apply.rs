@@ -8,6 +8,7 @@ use tidepool_core::{Plan, PreemptReason, Snapshot};
 
 use crate::dispatch::load::Ids;
 use crate::dispatch::{DispatchError, Lease};
+use crate::jobs::waits;
 use crate::policy::PolicyEvent;
 use crate::policy::desk::event_row;
 use crate::store::Store;
@@ -129,8 +130,8 @@ pub async fn write(
     // seconds; a job cancelled since the snapshot was read is not started.
     for batch in plan.placements.chunks(BATCH) {
         let sql = format!(
-            "UPDATE jobs SET state = 'running', reason = NULL, position = NULL, estimated_start = NULL, segments = segments + 1 \
-             WHERE state = 'pending' AND id IN ({}) RETURNING id",
+            "UPDATE jobs SET state = 'running', reason = NULL, wait_kind = NULL, position = NULL, estimated_start = NULL, \
+             segments = segments + 1 WHERE state = 'pending' AND id IN ({}) RETURNING id",
             (1..=batch.len()).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
         );
         let mut update = sqlx::query(AssertSqlSafe(sql));
@@ -139,6 +140,18 @@ pub async fn write(
         }
         let started: HashSet<i64> =
             update.fetch_all(&mut *tx).await?.iter().map(|r| r.try_get(0)).collect::<Result<_, _>>()?;
+        if !started.is_empty() {
+            // Their waits end now (D2).
+            let sql = format!(
+                "UPDATE job_waits SET until = $1 WHERE until IS NULL AND job_id IN ({})",
+                (2..started.len() + 2).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+            );
+            let mut close = sqlx::query(AssertSqlSafe(sql)).bind(now);
+            for job in &started {
+                close = close.bind(*job);
+            }
+            close.execute(&mut *tx).await?;
+        }
         let mut allocations: Vec<(i64, i64, i64, String)> = Vec::new();
         let mut events: Vec<(i64, String, String, &str)> = Vec::new();
         for p in batch.iter().filter(|p| started.contains(&(p.job.0 as i64))) {
@@ -194,18 +207,27 @@ pub async fn write(
         // The backfill reservation's time, for the job that holds one.
         let estimate = plan.reservations.iter().find(|r| r.job == h.job).map(|r| r.start_at);
         let shown = &ids.shown[h.pending_index as usize];
-        if shown.0.as_deref() == Some(reason.as_str()) && shown.1 == Some(position) && shown.2 == estimate {
+        let kind = h.reason.wait_kind();
+        let job = h.job.0 as i64;
+        if shown.wait_kind.as_deref() != Some(kind) {
+            waits::turn(&mut tx, job, kind, &reason, now).await?;
+        } else if shown.reason.as_deref() == Some(reason.as_str())
+            && shown.position == Some(position)
+            && shown.estimate == estimate
+        {
             continue;
         }
         sqlx::query(
-            "UPDATE jobs SET reason = $1, position = $2, estimated_start = $3 WHERE id = $4 AND state = 'pending'",
+            "UPDATE jobs SET reason = $1, position = $2, estimated_start = $3, wait_kind = $4 \
+             WHERE id = $5 AND state = 'pending'",
         )
         .bind(reason)
         .bind(position)
         .bind(estimate)
-        .bind(h.job.0 as i64)
-            .execute(&mut *tx)
-            .await?;
+        .bind(kind)
+        .bind(job)
+        .execute(&mut *tx)
+        .await?;
     }
     // What the policy modules did this cycle: faults, fallbacks, shadow differences (O1, O2).
     for e in policy_events {

@@ -17,11 +17,19 @@ pub struct Ids {
     pub nodes: Vec<i64>,
     /// Per running entry: its allocation rows (one per node).
     pub running: Vec<Vec<i64>>,
-    /// Per pending job: the reason, position and estimated start people see now (only
-    /// changes are written).
-    pub shown: Vec<(Option<String>, Option<i64>, Option<i64>)>,
+    /// Per pending job: what people see now (only changes are written).
+    pub shown: Vec<Shown>,
     /// Per node: an agent runs its jobs, so a stop there is a request the agent confirms.
     pub agent_nodes: Vec<bool>,
+}
+
+/// A pending job's reason, position, estimated start and open wait kind (D2) as recorded.
+#[derive(Debug, Default)]
+pub struct Shown {
+    pub reason: Option<String>,
+    pub position: Option<i64>,
+    pub estimate: Option<i64>,
+    pub wait_kind: Option<String>,
 }
 
 fn bad(what: &str, value: &str) -> DispatchError {
@@ -206,7 +214,7 @@ pub async fn snapshot(store: &Store, now: i64) -> Result<(Snapshot, Ids), Dispat
     let sql = format!(
         "SELECT j.id, j.group_id, j.category, {PLANNED_CLASS}, j.gpus, j.model, j.topology, j.time_limit_s, \
          CAST(CASE WHEN j.checkpointable THEN 1 ELSE 0 END AS BIGINT), j.submitted_at, j.queued_at, \
-         j.attained_gpu_s, j.reason, CAST(j.position AS BIGINT), j.estimated_start FROM jobs j \
+         j.attained_gpu_s, j.reason, CAST(j.position AS BIGINT), j.estimated_start, j.wait_kind FROM jobs j \
          LEFT JOIN projects p ON p.id = j.project_id WHERE j.state = 'pending' ORDER BY j.id"
     );
     for r in sqlx::query(AssertSqlSafe(sql)).bind(now).fetch_all(pool).await? {
@@ -224,7 +232,12 @@ pub async fn snapshot(store: &Store, now: i64) -> Result<(Snapshot, Ids), Dispat
             queued_at: r.try_get(10)?,
             attained_gpu_s: r.try_get::<i64, _>(11)?.max(0) as u64,
         });
-        ids.shown.push((r.try_get(12)?, r.try_get(13)?, r.try_get(14)?));
+        ids.shown.push(Shown {
+            reason: r.try_get(12)?,
+            position: r.try_get(13)?,
+            estimate: r.try_get(14)?,
+            wait_kind: r.try_get(15)?,
+        });
     }
     snap.models = models.0;
     Ok((snap, ids))

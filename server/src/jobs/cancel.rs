@@ -45,7 +45,7 @@ pub async fn cancel(store: &Store, user: &User, id: i64, now: i64) -> Result<Can
     let mut tx = store.pool.begin().await?;
     // Conditional on the state, so a job that finished meanwhile is not "cancelled".
     let done = sqlx::query(
-        "UPDATE jobs SET state = 'cancelled', reason = NULL, position = NULL, finished_at = $2 \
+        "UPDATE jobs SET state = 'cancelled', reason = NULL, wait_kind = NULL, position = NULL, finished_at = $2 \
          WHERE id = $1 AND state IN ('pending', 'running')",
     )
     .bind(id)
@@ -55,6 +55,7 @@ pub async fn cancel(store: &Store, user: &User, id: i64, now: i64) -> Result<Can
     if done.rows_affected() != 1 {
         return Err(CancelError::Over { id, state });
     }
+    super::waits::close(&mut tx, id, now).await?;
     // A cancelled running job's GPUs go back to the pool at once (R1); where an agent
     // runs it, once the agent has stopped it (SIGTERM, grace, SIGKILL).
     sqlx::query(

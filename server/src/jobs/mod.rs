@@ -11,6 +11,7 @@ pub mod receipt;
 pub mod sandbox;
 pub mod spec;
 pub mod submit;
+pub mod waits;
 
 pub use spec::{CATEGORIES, CLASSES, Spec, TOPOLOGIES, validate};
 pub use submit::Prepared;

@@ -1,5 +1,5 @@
 //! A job's dispatch receipt (D3): what ran where, when, granted by which policy version
-//! and why, read from the event log (D2) in two queries (the job, then its events). The
+//! and why, read from the event log (D2) in three queries (the job, its events, its waits). The
 //! job's env values reach only its own group and admins (finding 10).
 
 use std::collections::BTreeMap;
@@ -66,5 +66,6 @@ pub async fn receipt(store: &Store, user: &User, id: i64) -> Result<Receipt, Rec
         image: job.try_get(9)?,
         env: sandbox::shown(env, user, job.try_get(11)?),
         events,
+        waits: super::waits::history(store, id).await?,
     })
 }

@@ -124,9 +124,9 @@ pub fn to_csv(r: &WeeklyReport) -> String {
             w.p95_s.to_string(),
         ]);
     }
-    c.section("wait_reasons", &["reason", "jobs"]);
+    c.section("wait_reasons", &["reason", "jobs", "wait_s"]);
     for w in &r.wait_reasons {
-        c.row(vec![w.reason.clone(), w.jobs.to_string()]);
+        c.row(vec![w.reason.clone(), w.jobs.to_string(), w.wait_s.to_string()]);
     }
     c.section("loans", &["id", "lender", "borrower", "model", "gpus", "gpu_hours"]);
     for l in &r.loans.loans {

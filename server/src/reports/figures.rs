@@ -1,8 +1,7 @@
 //! One week's figures from the records. GPU-hours, busy, idle, held GPUs per hour and
 //! budgets come from the hourly roll-up (`usage_hours`, closed UTC hours only); waits
-//! from the jobs first placed in the week (their first allocation); wait reasons from
-//! `jobs.reason` of the jobs still waiting at the week's end or now (the dispatcher keeps
-//! only each waiting job's latest reason, no history of them); loans from their active
+//! from the jobs first placed in the week (their first allocation); why jobs waited from
+//! each job's wait history (`job_waits`, D2) inside the week; loans from their active
 //! spans; preemptions and idle reclaims from the events; outcomes from finished jobs.
 
 use std::collections::{BTreeMap, HashMap};
@@ -10,7 +9,8 @@ use std::collections::{BTreeMap, HashMap};
 use sqlx::Row;
 use tidepool_api::reports::*;
 use tidepool_api::settings::OrgSettings;
-use tidepool_core::report::{cost, extremes, forecast, hours, reason_label, spread};
+use tidepool_core::reason::wait_kind_label;
+use tidepool_core::report::{cost, extremes, forecast, hours, spread};
 
 use super::{ReportError, Scope, frozen};
 use crate::org_time::OrgZone;
@@ -114,16 +114,21 @@ fn held_and_cost(rows: &[Hour], prices: &HashMap<String, i64>) -> (i64, i64, f64
 }
 
 /// The change against the previous week: its frozen copy if it has one, else computed.
+/// A week under way (`elapsed` seconds of it so far) is compared with the same first
+/// seconds of the previous week, not the whole of it (O4).
 async fn previous(
     store: &Store,
     zone: &OrgZone,
     scope: &Scope,
     week: &str,
+    elapsed: Option<i64>,
     prices: &HashMap<String, i64>,
     this_p95: f64,
 ) -> Result<Option<WeekChange>, ReportError> {
     let prev = zone.previous_week(week)?;
-    if let Some(r) = frozen::read(store, scope.id(), &prev).await? {
+    if elapsed.is_none()
+        && let Some(r) = frozen::read(store, scope.id(), &prev).await?
+    {
         return Ok(Some(WeekChange {
             week: prev,
             gpu_hours: r.totals.gpu_hours,
@@ -131,9 +136,11 @@ async fn previous(
             idle_gpu_hours: r.totals.idle_gpu_hours,
             wait_p95_s: overall_p95(&r),
             this_wait_p95_s: this_p95,
+            elapsed_only: false,
         }));
     }
     let (start, end) = zone.week_bounds(&prev)?;
+    let end = elapsed.map_or(end, |e| (start + e).min(end));
     let rows = usage(store, scope.id(), start, end).await?;
     let w = waits(store, scope.id(), start, end).await?;
     if rows.is_empty() && w.is_empty() {
@@ -148,6 +155,7 @@ async fn previous(
         idle_gpu_hours: hours(idle),
         wait_p95_s: spread(&all).p95,
         this_wait_p95_s: this_p95,
+        elapsed_only: elapsed.is_some(),
     }))
 }
 
@@ -314,21 +322,12 @@ pub async fn compute(
     let w = waits(store, gid, start, end).await?;
     let all: Vec<f64> = w.iter().map(|(_, s)| *s).collect();
     let this_p95 = spread(&all).p95;
-    let reasons = sqlx::query(
-        "SELECT reason FROM jobs WHERE state = 'pending' AND reason IS NOT NULL AND submitted_at < $1 \
-         AND ($2 = 0 OR group_id = $2)",
-    )
-    .bind(cut)
-    .bind(gid)
-    .fetch_all(&store.pool)
-    .await?;
-    let mut counts: BTreeMap<String, i64> = BTreeMap::new();
-    for r in &reasons {
-        *counts.entry(reason_label(&r.try_get::<String, _>(0)?)).or_default() += 1;
-    }
-    let mut wait_reasons: Vec<ReasonCount> =
-        counts.into_iter().map(|(reason, jobs)| ReasonCount { reason, jobs }).collect();
-    wait_reasons.sort_by(|a, b| b.jobs.cmp(&a.jobs).then(a.reason.cmp(&b.reason)));
+    // Why they waited: the wait history's spans inside the week (D2), longest first.
+    let wait_reasons: Vec<ReasonCount> = crate::jobs::waits::by_kind(store, gid, start, cut)
+        .await?
+        .into_iter()
+        .map(|(kind, wait_s, jobs)| ReasonCount { reason: wait_kind_label(&kind).to_string(), jobs, wait_s })
+        .collect();
 
     Ok(WeeklyReport {
         week: week.to_string(),
@@ -351,6 +350,7 @@ pub async fn compute(
         budgets,
         busiest_hours: busy.into_iter().map(figure).collect(),
         idlest_hours: idle.into_iter().map(figure).collect(),
-        previous: previous(store, zone, scope, week, &prices, this_p95).await?,
+        previous: previous(store, zone, scope, week, (cut < end).then_some(cut - start), &prices, this_p95)
+            .await?,
     })
 }
