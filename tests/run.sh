@@ -52,6 +52,8 @@ fi
 TIDEPOOL_TEST_SMTPD=$(tests/smtp/venv.sh)
 export TIDEPOOL_TEST_SMTPD
 cargo test --workspace --locked
+# The web app's pure parts (charts, tables, CSV, weeks, the wait timeline) on the host.
+cargo test --manifest-path frontend/Cargo.toml --lib --locked
 
 echo "== the web app in a browser"
 if ! command -v chromium >/dev/null || ! command -v node >/dev/null; then

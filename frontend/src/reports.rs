@@ -26,7 +26,8 @@ pub fn ReportsPage() -> impl IntoView {
     let mine = me.and_then(|m| m.group_id);
     let groups = load::<GroupPage>(|| "/api/groups?limit=500".into(), RwSignal::new(0), None);
     let current = IsoWeek::of_unix((js_sys::Date::now() / 1000.0) as i64);
-    let week = RwSignal::new(current);
+    // The last finished week first: the one the Monday report is about, with all its days.
+    let week = RwSignal::new(current.previous());
     // Admins start on the organisation; the others on their group, once its name is known.
     let scope = RwSignal::new((role == Some(Role::Admin)).then_some(None::<String>));
     Effect::new(move |_| {
@@ -65,6 +66,7 @@ pub fn ReportsPage() -> impl IntoView {
                 <button id="week-previous" on:click=move |_| week.update(|w| *w = w.previous())>"◀ Previous"</button>
                 <strong id="week-shown">{move || week.get().to_string()}</strong>
                 <button id="week-next" disabled=move || { week.get() >= current } on:click=move |_| week.update(|w| *w = w.next())>"Next ▶"</button>
+                <button id="week-current" disabled=move || { week.get() == current } on:click=move |_| week.set(current)>"This week"</button>
                 <button on:click=move |_| { if let Some(w) = web_sys::window() { let _ = w.print(); } }>"Print"</button>
             </div>
             {move || match scope.get() {

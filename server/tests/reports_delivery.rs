@@ -227,7 +227,7 @@ async fn the_finished_week_is_mailed_and_posted_once_and_failures_are_retried() 
         // Three mails (admin: the organisation's; vision's and speech's managers: theirs;
         // the member and admin2 without an address: none) fail; one webhook POST of the
         // groups' + organisation's reports is refused.
-        assert_eq!(s.week.as_deref(), Some("2026-W48"), "{engine}");
+        assert_eq!(s.weeks, vec!["2026-W48".to_string()], "{engine}");
         assert_eq!((s.delivered, s.failed), (groups, 3 + 1), "{engine}");
         assert_eq!(app.count("weekly_reports").await as usize, groups + 1, "{engine}");
         let errors = sqlx::query(
@@ -305,6 +305,19 @@ async fn the_finished_week_is_mailed_and_posted_once_and_failures_are_retried() 
             (Some(2), Some(2)),
             "{engine}: {org}"
         );
+
+        // No server ran through W49 and W50: on the Monday of W51 both are owed and go
+        // out late, oldest first; W48 is not sent again.
+        rolled_until(&app, W48 + 21 * DAY).await;
+        let s = pass(&app.state.store, &live, W48 + 21 * DAY + 60).await.expect("pass");
+        assert_eq!(s.weeks, vec!["2026-W48", "2026-W49", "2026-W50"], "{engine}");
+        assert_eq!((s.delivered, s.failed), (2 * (3 + groups + 1), 0), "{engine}");
+        let mails = smtp.mails();
+        for week in ["2026-W49", "2026-W50"] {
+            let subject = format!("Subject: Tidepool weekly report {week}: the organisation");
+            assert_eq!(mails.iter().filter(|m| m.contains(&subject)).count(), 1, "{engine}: {week}");
+        }
+        assert_eq!(mails.len(), 3 + 2 * 3, "{engine}");
     }
 }
 

@@ -143,7 +143,9 @@ fn operation(r: &Route, op: &table::Op, g: &mut SchemaGenerator) -> Value {
     let mut responses = Map::new();
     let ok = match op.answer {
         Some(answer) => {
-            json!({ "description": "Done", "content": { "application/json": { "schema": answer(g) } } })
+            let mut content = Map::new();
+            content.insert(op.media.to_string(), json!({ "schema": answer(g) }));
+            json!({ "description": "Done", "content": content })
         }
         None => json!({ "description": "Done; no content" }),
     };

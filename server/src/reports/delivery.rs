@@ -2,7 +2,8 @@
 //! the hourly roll-up has reached its end, the leader freezes the finished week's reports
 //! (each group's and the organisation's) and sends each where [`super::recipients::plan`]
 //! says. Every attempt is a row of `report_deliveries` (with the error when it failed); a
-//! failure is logged and tried again on the next pass, never stopping the others.
+//! failure is logged and tried again on the next pass, never stopping the others. Weeks
+//! missed while no server ran (up to [`CATCH_UP_WEEKS`]) are delivered late, oldest first.
 
 use std::time::Duration;
 
@@ -24,29 +25,69 @@ pub struct Outbox {
     pub http: reqwest::Client,
 }
 
+/// How many finished weeks back a pass still delivers: a server down over a Monday (or a
+/// few) sends what it owes when it is back, but a new installation does not mail a year.
+pub const CATCH_UP_WEEKS: usize = 4;
+
 /// What one pass did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PassSummary {
-    /// The finished week it worked on; none while that week is not rolled up yet.
-    pub week: Option<String>,
+    /// The finished weeks it worked on, oldest first; none while the last one is not
+    /// rolled up yet.
+    pub weeks: Vec<String>,
     pub delivered: usize,
     pub failed: usize,
 }
 
-/// One pass at `now`: freeze the last finished week once it is rolled up, then attempt
-/// every delivery still owed for it (each at most once).
+/// One pass at `now`: the weeks owed are the last finished one and, back to the newest
+/// week anything was delivered for, those before it (at most [`CATCH_UP_WEEKS`]); each is
+/// frozen once rolled up, and every delivery still owed for it attempted (each at most once).
 pub async fn pass(store: &Store, outbox: &Outbox, now: i64) -> Result<PassSummary, ReportError> {
     let settings = settings::read(store).await?;
     let zone = settings::zone_of(&settings);
-    let week = zone.previous_week(&zone.week_of(now))?;
-    let (_, end) = zone.week_bounds(&week)?;
+    let last = zone.previous_week(&zone.week_of(now))?;
+    let (_, end) = zone.week_bounds(&last)?;
     if end > now || figures::rolled_until(store).await? < end {
         return Ok(PassSummary::default());
     }
-    freeze_all(store, &week, now).await?;
+    // ISO week names ("2026-W48") sort as the weeks do.
+    let newest_sent: Option<String> = sqlx::query(
+        "SELECT MAX(r.week) FROM report_deliveries d JOIN weekly_reports r ON r.id = d.report_id",
+    )
+    .fetch_one(&store.pool)
+    .await?
+    .try_get(0)?;
+    let mut weeks = vec![last];
+    while let Some(newest) = &newest_sent {
+        let before = zone.previous_week(&weeks[weeks.len() - 1])?;
+        if weeks.len() >= CATCH_UP_WEEKS || before < *newest {
+            break;
+        }
+        weeks.push(before);
+    }
+    weeks.reverse();
+    let mut summary = PassSummary::default();
+    for week in weeks {
+        let s = deliver(store, outbox, &settings, &week, now).await?;
+        summary.delivered += s.0;
+        summary.failed += s.1;
+        summary.weeks.push(week);
+    }
+    Ok(summary)
+}
+
+/// Freezes `week` and attempts what is still owed for it: (delivered, failed).
+async fn deliver(
+    store: &Store,
+    outbox: &Outbox,
+    settings: &tidepool_api::settings::OrgSettings,
+    week: &str,
+    now: i64,
+) -> Result<(usize, usize), ReportError> {
+    freeze_all(store, week, now).await?;
 
     let rows = sqlx::query("SELECT id, group_id, body FROM weekly_reports WHERE week = $1 ORDER BY group_id")
-        .bind(&week)
+        .bind(week)
         .fetch_all(&store.pool)
         .await?;
     let mut reports = Vec::new();
@@ -68,10 +109,10 @@ pub async fn pass(store: &Store, outbox: &Outbox, now: i64) -> Result<PassSummar
         &readers(store).await?,
         settings.report_webhook.as_deref(),
         outbox.smtp.is_some(),
-        &past(store, &week).await?,
+        &past(store, week).await?,
     );
 
-    let mut summary = PassSummary { week: Some(week.clone()), ..PassSummary::default() };
+    let (mut delivered, mut failed) = (0, 0);
     for send in sends {
         let Some(report) = bodies.get(&send.report_id) else { continue };
         let result = match (send.channel, &outbox.smtp) {
@@ -81,7 +122,7 @@ pub async fn pass(store: &Store, outbox: &Outbox, now: i64) -> Result<PassSummar
         };
         match &result {
             Ok(()) => {
-                summary.delivered += 1;
+                delivered += 1;
                 tracing::info!(
                     week,
                     channel = send.channel.as_str(),
@@ -90,7 +131,7 @@ pub async fn pass(store: &Store, outbox: &Outbox, now: i64) -> Result<PassSummar
                 );
             }
             Err(e) => {
-                summary.failed += 1;
+                failed += 1;
                 tracing::warn!(week, channel = send.channel.as_str(), to = send.recipient, error = %e, "weekly report not delivered; retried on the next pass");
             }
         }
@@ -105,7 +146,7 @@ pub async fn pass(store: &Store, outbox: &Outbox, now: i64) -> Result<PassSummar
         .execute(&store.pool)
         .await?;
     }
-    Ok(summary)
+    Ok((delivered, failed))
 }
 
 /// Freezes the organisation's report and every group's for `week` (those frozen already
@@ -182,7 +223,7 @@ where
         }
         match pass(&store, &outbox, now).await {
             Ok(s) if s.delivered + s.failed > 0 => {
-                tracing::info!(week = ?s.week, delivered = s.delivered, failed = s.failed, "report delivery pass")
+                tracing::info!(weeks = ?s.weeks, delivered = s.delivered, failed = s.failed, "report delivery pass")
             }
             Ok(_) => {}
             Err(e) => tracing::error!(error = %e, "report delivery pass"),

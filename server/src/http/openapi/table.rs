@@ -48,6 +48,8 @@ pub struct Op {
     pub status: u16,
     /// The success answer's type; none: no content (204).
     pub answer: Option<SchemaFn>,
+    /// The success answer's media type.
+    pub media: &'static str,
     /// Errors beyond those its access, body, path and query imply.
     pub errors: &'static [u16],
     /// Takes `limit`, `after` and `before`.
@@ -64,6 +66,7 @@ const fn op(method: &'static str, path: &'static str, id: &'static str, status: 
         optional_body: false,
         status,
         answer: Some(answer),
+        media: "application/json",
         errors: &[],
         paged: false,
         query: &[],
@@ -85,6 +88,10 @@ impl Op {
     }
     const fn optional_body(self) -> Op {
         Op { optional_body: true, ..self }
+    }
+    /// The answer is not JSON (a CSV download).
+    const fn media(self, media: &'static str) -> Op {
+        Op { media, ..self }
     }
     const fn empty(self) -> Op {
         Op { answer: None, ..self }
@@ -234,7 +241,9 @@ pub const OPS: &[Op] = &[
         .body(s::<api::settings::OrgSettings>, ex::settings),
     op("get", "/api/reports", "listReports", 200, s::<api::reports::FrozenWeeks>),
     op("get", "/api/reports/weekly", "weeklyReport", 200, s::<api::reports::WeeklyReport>).query(WEEK_QUERY),
-    op("get", "/api/reports/weekly.csv", "weeklyReportCsv", 200, s::<String>).query(WEEK_QUERY),
+    op("get", "/api/reports/weekly.csv", "weeklyReportCsv", 200, s::<String>)
+        .query(WEEK_QUERY)
+        .media("text/csv"),
     op("get", "/api/reviews/quotas", "quotaReview", 200, s::<api::reviews::QuotaReview>).query(MONTH_QUERY),
     op(
         "post",

@@ -78,6 +78,10 @@ fn the_document_is_built_from_the_table() {
         "#/components/schemas/Tokens"
     );
     assert_eq!(doc["components"]["schemas"]["Login"]["additionalProperties"], false);
+    // A download says what it is: the weekly report's CSV is text/csv, not JSON.
+    let csv = &doc["paths"]["/api/reports/weekly.csv"]["get"]["responses"]["200"]["content"];
+    assert_eq!(csv["text/csv"]["schema"]["type"], "string", "{csv}");
+    assert!(csv.get("application/json").is_none());
 }
 
 #[test]
