@@ -53,6 +53,8 @@ pub struct Op {
     /// Takes `limit`, `after` and `before`.
     pub paged: bool,
     pub query: &'static [Param],
+    /// The success answer's media type.
+    pub media: &'static str,
 }
 
 const fn op(method: &'static str, path: &'static str, id: &'static str, status: u16, answer: SchemaFn) -> Op {
@@ -67,6 +69,7 @@ const fn op(method: &'static str, path: &'static str, id: &'static str, status: 
         errors: &[],
         paged: false,
         query: &[],
+        media: "application/json",
     }
 }
 
@@ -88,6 +91,10 @@ impl Op {
     }
     const fn empty(self) -> Op {
         Op { answer: None, ..self }
+    }
+    /// Answers plain text (the metrics' exposition format), not JSON.
+    const fn text(self) -> Op {
+        Op { media: "text/plain", ..self }
     }
 }
 
@@ -248,6 +255,7 @@ pub const OPS: &[Op] = &[
     op("get", "/api/reviews/templates", "templateReview", 200, s::<api::reviews::TemplateReview>)
         .query(QUARTER_QUERY),
     op("get", "/api/reviews/rules", "rulesReview", 200, s::<api::reviews::RulesReview>).query(YEAR_QUERY),
+    op("get", "/metrics", "metrics", 200, s::<String>).text(),
 ];
 
 const QUARTER_QUERY: &[Param] =
