@@ -180,6 +180,18 @@ fn live(engine: &str, database: Option<&str>, token: Option<&str>) {
     assert_eq!(value(&first, "tidepool_pool_gpus{pool=\"lab\"}"), Some(4.0), "{engine}");
     let limit = "tidepool_budget_limit_gpu_seconds{group=\"vision\",model=\"T4\",category=\"training\"}";
     assert_eq!(value(&first, limit), Some(360_000.0), "{engine}: 100 GPU-hours");
+    // The demo's history this month: the same spend as the quota view's (rounded to 0.01 h).
+    let history =
+        "tidepool_budget_spent_gpu_seconds{group=\"vision\",model=\"A100-80G\",category=\"training\"}";
+    let quotas = call(&addr, "GET", "/api/quotas", &admin, None);
+    let shown = quotas["quotas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["group"] == "vision" && q["model"] == "A100-80G" && q["category"] == "training");
+    let shown = shown.expect("the demo's quota")["spent_gpu_h"].as_f64().unwrap();
+    let scraped = value(&first, history).expect("the demo's spend") / 3600.0;
+    assert!((scraped - shown).abs() <= 0.011, "{engine}: {scraped} GPU-h scraped, {shown} in the quota view");
     assert!(value(&first, "tidepool_agent_sync_seconds_count") > Some(0.0), "{engine}");
     let priority = "tidepool_policy_call_seconds_count{kind=\"priority\"}";
     assert!(value(&first, priority) > Some(0.0), "{engine}: the cycles asked the priority policy");
