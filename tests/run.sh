@@ -48,6 +48,12 @@ echo "== tests"
 if ! command -v bwrap >/dev/null || ! command -v podman >/dev/null || ! command -v runc >/dev/null || ! command -v busybox >/dev/null; then
   (apt-get update -qq && apt-get install -y -qq bubblewrap podman runc busybox-static >/dev/null) >&2
 fi
+# Prometheus' own checker for the /metrics test (promtool, in the distribution's `prometheus`);
+# the tests that need such a tool fail rather than skip when it is missing here.
+if ! command -v promtool >/dev/null; then
+  (apt-get update -qq && apt-get install -y -qq prometheus >/dev/null) >&2
+fi
+export TIDEPOOL_REQUIRE_TOOLS=1
 # A real SMTP server for the mail-delivery tests (aiosmtpd, pinned, in a venv outside the clone).
 TIDEPOOL_TEST_SMTPD=$(tests/smtp/venv.sh)
 export TIDEPOOL_TEST_SMTPD

@@ -81,6 +81,7 @@ async fn bench(args: &BenchApiArgs) -> Result<String, String> {
         web_dir: default_web_dir(),
         // One user submits every job: the pending cap is the bench's size.
         bounds: Arc::new(Bounds::new(i64::from(args.jobs), 500, 10, 10)),
+        metrics_token: None,
     };
     let me = store.authenticate(&user, "bench-pw").await.map_err(err)?.ok_or("bench user")?;
     let token = auth::issue(&state.keys, &me, "access", now).map_err(|e| e.to_string())?;

@@ -121,6 +121,10 @@ pub struct ServeArgs {
     /// The sender of the reports' mails (`Tidepool <reports@example.org>`).
     #[arg(long, requires = "smtp_server")]
     pub smtp_from: Option<String>,
+    /// The bearer token a Prometheus scraper presents to `GET /metrics` (16 characters or
+    /// more); else TIDEPOOL_METRICS_TOKEN. Without one, only callers on loopback may scrape.
+    #[arg(long)]
+    pub metrics_token: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -58,6 +58,8 @@ pub mod jobs;
 pub mod limits;
 /// Loans between groups (B1): requests, offers, decisions, returns and reclaims.
 pub mod loans;
+/// `GET /metrics`'s figures: the records' gauges at scrape time, timings kept in memory (O2).
+pub mod metrics;
 /// The organisation's clock: ISO weeks, days and months in its time zone.
 pub mod org_time;
 /// What the server asks of the operating system (its open-file limit).

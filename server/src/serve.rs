@@ -149,12 +149,25 @@ fn report_delivery(
     }))
 }
 
+/// The scrapers' token: `--metrics-token`, else `TIDEPOOL_METRICS_TOKEN` (kept out of
+/// the process list); none: `/metrics` answers loopback callers only.
+fn metrics_token(args: &ServeArgs) -> Result<Option<Arc<str>>, String> {
+    let token = args.metrics_token.clone().or_else(|| std::env::var("TIDEPOOL_METRICS_TOKEN").ok());
+    match token {
+        Some(t) if t.chars().count() < 16 || t.chars().any(|c| c.is_whitespace() || c.is_control()) => {
+            Err("--metrics-token: 16 characters or more, without spaces".into())
+        }
+        t => Ok(t.map(Arc::from)),
+    }
+}
+
 pub fn run(args: &ServeArgs) -> Result<String, String> {
     let runtime = tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the runtime: {e}"))?;
     runtime.block_on(serve(args))
 }
 
 async fn serve(args: &ServeArgs) -> Result<String, String> {
+    let metrics_token = metrics_token(args)?;
     private_data_dir(&args.data_dir)?;
     let url = args
         .database_url
@@ -213,6 +226,7 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
             args.dry_runs_per_10s as usize,
             10,
         )),
+        metrics_token,
     };
     let holder =
         format!("{}-{}", std::env::var("HOSTNAME").unwrap_or_else(|_| "tidepool".into()), std::process::id());

@@ -832,6 +832,15 @@ mod organisation {
                 ];
                 cases(app, "POST", path, r#"{"month":"2026-11"}"#, route, &rows).await;
             }
+            ("get", "/metrics") => {
+                // O2: a scraper, not a user: loopback callers or the metrics token
+                // (server/tests/metrics.rs). In-process calls come from no address, and
+                // no token is set here: a session alone reads nothing.
+                let rows = [("anonymous", None, NO), ("member", dev, NO), ("admin", admin, NO)];
+                for (label, token, want) in rows {
+                    expect(app.call("GET", path, token, None).await, want, &format!("{route} {label}"));
+                }
+            }
             _ => panic!("no row in the role matrix for {route}: add one"),
         }
     }

@@ -54,6 +54,7 @@ async fn every_route_is_described_with_its_access_bodies_and_answers() {
         let security = match r.access {
             Access::Public => serde_json::json!([]),
             Access::Node => serde_json::json!([{ "nodeToken": [] }]),
+            Access::Scraper => serde_json::json!([{ "metricsToken": [] }, {}]),
             _ => serde_json::json!([{ "bearer": [] }]),
         };
         assert_eq!(op["security"], security, "{what}");
@@ -74,8 +75,12 @@ async fn every_route_is_described_with_its_access_bodies_and_answers() {
         assert_eq!(ok.len(), 1, "{what}: one success status");
         let success = &responses[ok[0].as_str()];
         if ok[0] != "204" {
-            // JSON, but for downloads that say what they are.
-            let media = if r.path.ends_with(".csv") { "text/csv" } else { "application/json" };
+            // JSON, but for downloads and the metrics' exposition format, which say what they are.
+            let media = match r.access {
+                Access::Scraper => "text/plain",
+                _ if r.path.ends_with(".csv") => "text/csv",
+                _ => "application/json",
+            };
             assert!(success["content"][media]["schema"].is_object(), "{what}: the answer's schema");
         }
         assert!(responses.contains_key("500"), "{what}");

@@ -93,6 +93,7 @@ impl Dispatcher {
     /// Plans and writes as the holder of lease `epoch`; refused, writing nothing, if
     /// the lease has moved on since.
     pub async fn run(&self, epoch: i64, now: i64) -> Result<CycleReport, DispatchError> {
+        let _timer = crate::metrics::DISPATCH_CYCLE.time();
         grants::remind(&self.store, now).await?;
         if let Some(fleet) = &self.fleet {
             crate::fleet::sweep::lost_nodes(&self.store, &fleet.config, now).await?;

@@ -57,6 +57,7 @@ fn check(report: &Report) -> Result<(), SyncError> {
 }
 
 pub async fn sync(cx: Ctx<'_>, node: &str, report: Report) -> Result<Orders, SyncError> {
+    let handling = crate::metrics::AGENT_SYNC.time();
     check(&report)?;
     let Ctx { store, fleet, wake, now } = cx;
     // Subscribed before reading, so a decision made meanwhile still wakes the wait.
@@ -215,6 +216,7 @@ pub async fn sync(cx: Ctx<'_>, node: &str, report: Report) -> Result<Orders, Syn
     }
 
     let mut orders = orders(store, config, node_id).await?;
+    drop(handling); // the long-poll wait below is the agent's choice, not the server's work
     let waited = report.wait_s.min(config.wait_max_s);
     if orders.start.is_empty()
         && orders.stop.is_empty()

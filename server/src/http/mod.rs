@@ -14,6 +14,7 @@ pub mod jobs;
 pub mod listen;
 mod loans;
 mod logs;
+mod metrics;
 mod openapi;
 mod page;
 mod policies;
@@ -66,6 +67,9 @@ pub struct AppState {
     pub web_dir: std::path::PathBuf,
     /// Caps on what one caller may ask of the server (finding 8).
     pub bounds: Arc<Bounds>,
+    /// The bearer token `GET /metrics` asks for (`serve --metrics-token`); none: only
+    /// callers on loopback may scrape.
+    pub metrics_token: Option<Arc<str>>,
 }
 
 impl AppState {
@@ -90,6 +94,9 @@ pub enum Access {
     Admin,
     /// A node agent, with its node token.
     Node,
+    /// A metrics scraper (Prometheus): the `serve --metrics-token` bearer when one is
+    /// set, else any caller on loopback.
+    Scraper,
 }
 
 /// What a route's request body is.
@@ -124,7 +131,7 @@ const fn wasm(r: Route) -> Route {
     Route { body: Body::Wasm, ..r }
 }
 
-use Access::{Admin, GroupManager, Node, OwnGroup, Public, SignedIn};
+use Access::{Admin, GroupManager, Node, OwnGroup, Public, Scraper, SignedIn};
 
 /// Every route, with its access rule.
 pub const ROUTES: &[Route] = &[
@@ -291,6 +298,12 @@ pub const ROUTES: &[Route] = &[
         SignedIn,
         "The year's policy and quota changes with their measured effect",
     ),
+    route(
+        "get",
+        "/metrics",
+        Scraper,
+        "Prometheus metrics (text format 0.0.4): queue, GPUs, budgets, dispatch, policy, sync and API timings",
+    ),
 ];
 
 /// Paths that are not API routes: the web app (unknown `/api/…` paths are 404s).
@@ -357,7 +370,9 @@ pub fn app(state: AppState) -> Router {
         .route("/api/reviews/idle", get(reviews::idle))
         .route("/api/reviews/templates", get(reviews::templates))
         .route("/api/reviews/rules", get(reviews::rules))
+        .route("/metrics", get(metrics::metrics))
         .fallback(web_fallback)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn(metrics::track))
         .with_state(state)
 }

@@ -88,6 +88,8 @@ pub fn build() -> Value {
                     "description": "An access token from `POST /api/auth/login` or `/api/auth/refresh`" },
                 "nodeToken": { "type": "http", "scheme": "bearer",
                     "description": "A node token an admin issued (`POST /api/nodes/tokens`)" },
+                "metricsToken": { "type": "http", "scheme": "bearer",
+                    "description": "The token of `tidepool serve --metrics-token`; without one set, callers on loopback need none" },
             },
         },
     })
@@ -121,6 +123,8 @@ fn operation(r: &Route, op: &table::Op, g: &mut SchemaGenerator) -> Value {
         "security": match r.access {
             Access::Public => json!([]),
             Access::Node => json!([{ "nodeToken": [] }]),
+            // The token when the server sets one; on loopback, none (`{}`).
+            Access::Scraper => json!([{ "metricsToken": [] }, {}]),
             _ => json!([{ "bearer": [] }]),
         },
     });

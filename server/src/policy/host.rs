@@ -125,6 +125,7 @@ impl WasmPolicies {
     }
 
     fn record(&self, event: PolicyEvent) {
+        crate::metrics::policy_event(&event);
         let mut events = self.events.lock().unwrap_or_else(|p| p.into_inner());
         if events.len() == EVENTS_KEPT {
             events.pop_front();
@@ -215,14 +216,17 @@ impl WasmPolicies {
 
 impl Policies for WasmPolicies {
     fn priority(&self, snap: &Snapshot, now: Time) -> Vec<i64> {
+        let _timer = crate::metrics::POLICY_CALL.time_with(Kind::Priority.name());
         self.scratch.with(|scratch| self.priority_with(scratch, snap, now))
     }
 
     fn quota(&self, snap: &Snapshot, now: Time, order: &[u32], ledger: &Ledger) -> Vec<Verdict> {
+        let _timer = crate::metrics::POLICY_CALL.time_with(Kind::Quota.name());
         self.scratch.with(|scratch| self.quota_with(scratch, snap, now, order, ledger))
     }
 
     fn reclaim(&self, snap: &Snapshot, now: Time) -> Vec<i64> {
+        let _timer = crate::metrics::POLICY_CALL.time_with(Kind::Reclaim.name());
         self.scratch.with(|scratch| self.reclaim_with(scratch, snap, now))
     }
 

@@ -85,6 +85,7 @@ impl TestApp {
             fleet: Arc::new(tidepool::fleet::Fleet::new(tidepool::fleet::FleetConfig::default())),
             web_dir: tidepool::http::web::default_dir(),
             bounds: Arc::new(tidepool::limits::Bounds::default()),
+            metrics_token: None,
         };
         TestApp { state, clock }
     }

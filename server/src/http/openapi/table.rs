@@ -48,13 +48,13 @@ pub struct Op {
     pub status: u16,
     /// The success answer's type; none: no content (204).
     pub answer: Option<SchemaFn>,
-    /// The success answer's media type.
-    pub media: &'static str,
     /// Errors beyond those its access, body, path and query imply.
     pub errors: &'static [u16],
     /// Takes `limit`, `after` and `before`.
     pub paged: bool,
     pub query: &'static [Param],
+    /// The success answer's media type.
+    pub media: &'static str,
 }
 
 const fn op(method: &'static str, path: &'static str, id: &'static str, status: u16, answer: SchemaFn) -> Op {
@@ -66,10 +66,10 @@ const fn op(method: &'static str, path: &'static str, id: &'static str, status: 
         optional_body: false,
         status,
         answer: Some(answer),
-        media: "application/json",
         errors: &[],
         paged: false,
         query: &[],
+        media: "application/json",
     }
 }
 
@@ -89,7 +89,7 @@ impl Op {
     const fn optional_body(self) -> Op {
         Op { optional_body: true, ..self }
     }
-    /// The answer is not JSON (a CSV download).
+    /// The answer is not JSON (a CSV download, the metrics' exposition format).
     const fn media(self, media: &'static str) -> Op {
         Op { media, ..self }
     }
@@ -257,6 +257,7 @@ pub const OPS: &[Op] = &[
     op("get", "/api/reviews/templates", "templateReview", 200, s::<api::reviews::TemplateReview>)
         .query(QUARTER_QUERY),
     op("get", "/api/reviews/rules", "rulesReview", 200, s::<api::reviews::RulesReview>).query(YEAR_QUERY),
+    op("get", "/metrics", "metrics", 200, s::<String>).media("text/plain"),
 ];
 
 const QUARTER_QUERY: &[Param] =
