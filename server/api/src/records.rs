@@ -117,7 +117,7 @@ pub struct PlacedSlot {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Preemption {
-    /// `return-to-lender`, `higher-class` or `loan-ended`.
+    /// `return-to-lender`, `higher-class`, `loan-ended`, `over-guarantee` (Q4) or `over-budget` (Q3).
     pub kind: String,
     /// The job the GPUs went to.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -183,6 +183,12 @@ impl Allocation {
         (self.started_at + limit as Time).max(now)
     }
 
+    /// GPU-hours it may still use: its GPUs × the rest of its time limit (Q3).
+    pub fn remaining_gpu_h(&self, now: Time, default_limit_s: u64) -> f64 {
+        let left = self.expected_end(now, default_limit_s) - now;
+        f64::from(self.gpu_count()) * left as f64 / 3600.0
+    }
+
     /// GPU-seconds of work preemption would throw away now (work since the last checkpoint).
     pub fn work_at_risk_gpu_s(&self, now: Time) -> u64 {
         let since = match (self.checkpointable, self.last_checkpoint_at) {

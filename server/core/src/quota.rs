@@ -119,7 +119,8 @@ pub struct Ledger {
     lent: Vec<u32>,
     loans: Vec<Loan>,
     loan_used: Vec<u32>,
-    /// GPU-hours committed per quota row by admissions in this cycle.
+    /// GPU-hours committed per quota row with a budget: what running jobs may still use
+    /// (GPUs × the rest of their time limit), then admissions in this cycle (Q3).
     committed_gpu_h: Vec<f64>,
 }
 
@@ -131,12 +132,20 @@ impl Ledger {
         loans: &[Loan],
         running: &[Allocation],
         now: Time,
+        default_limit_s: u64,
     ) -> Ledger {
         let loans: Vec<Loan> = loans.iter().filter(|l| l.is_active(now)).cloned().collect();
         let mut ledger = Ledger::empty(groups, models, quotas, loans);
         for a in running {
             let borrowed = a.borrowed_gpus();
             let cell = ledger.cell(a.group, a.model, a.category);
+            // A budget reserves each running job's remaining cost, not only the cycle that
+            // admitted it: otherwise jobs admitted in later cycles overspend (Q3).
+            if let Some(row) = ledger.rows[cell]
+                && ledger.quotas[row as usize].budget_gpu_h.is_some()
+            {
+                ledger.committed_gpu_h[row as usize] += a.remaining_gpu_h(now, default_limit_s);
+            }
             ledger.own[cell] += a.gpu_count().saturating_sub(borrowed);
             ledger.borrowed[cell] += borrowed;
             for b in &a.borrowed {
@@ -249,6 +258,23 @@ impl Ledger {
     pub fn borrowed_used(&self, job: &impl Demand) -> u32 {
         let job = job.ask();
         self.borrowed[self.cell(job.group, job.model, job.category)]
+    }
+
+    /// GPUs of the row's own guarantee its running jobs hold (and admissions this cycle).
+    pub fn own_of_row(&self, row: usize) -> u32 {
+        let q = &self.quotas[row];
+        self.own[self.cell(q.group, q.model, q.category)]
+    }
+
+    /// A row's budget and what is spent or committed of it, if it has one.
+    pub fn budget_of_row(&self, row: usize) -> Option<(f64, f64)> {
+        let q = &self.quotas[row];
+        q.budget_gpu_h.map(|b| (b, q.spent_gpu_h + self.committed_gpu_h[row]))
+    }
+
+    /// The quota rows, in the snapshot's order.
+    pub fn quota_rows(&self) -> &[Quota] {
+        &self.quotas
     }
 
     /// The job's monthly budget and what is spent or committed of it, if it has one.

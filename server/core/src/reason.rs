@@ -112,8 +112,8 @@ impl fmt::Display for Reason {
             }
             Reason::BudgetExhausted { budget_gpu_h, spent_gpu_h, needed_gpu_h } => write!(
                 f,
-                "monthly budget: {spent_gpu_h:.1} of {budget_gpu_h:.1} GPU-hours spent, \
-                 this run may need {needed_gpu_h:.1}"
+                "monthly budget: {spent_gpu_h:.1} of {budget_gpu_h:.1} GPU-hours spent or held by \
+                 running jobs, this run may need {needed_gpu_h:.1}"
             ),
             Reason::Infeasible { requested, largest } => write!(
                 f,
@@ -156,6 +156,12 @@ pub enum PreemptReason {
     HigherClass { for_job: JobId },
     /// The loan this job borrowed under has ended (B1).
     LoanEnded { loan: LoanId },
+    /// Its group holds more of its own guarantee than the guarantee now allows (an
+    /// admin cut it): the hard boundary (Q4).
+    OverGuarantee { guaranteed: u32, held: u32 },
+    /// Its group's running jobs would overrun the monthly budget: what is spent plus
+    /// what they may still use passes it (Q3).
+    OverBudget { budget_gpu_h: f64, committed_gpu_h: f64 },
 }
 
 impl fmt::Display for PreemptReason {
@@ -168,6 +174,14 @@ impl fmt::Display for PreemptReason {
                 write!(f, "yielding to higher-priority job {}", for_job.0)
             }
             PreemptReason::LoanEnded { loan } => write!(f, "loan {} has ended", loan.0),
+            PreemptReason::OverGuarantee { guaranteed, held } => {
+                write!(f, "the group holds {held} GPUs of its own, above its guarantee of {guaranteed}")
+            }
+            PreemptReason::OverBudget { budget_gpu_h, committed_gpu_h } => write!(
+                f,
+                "the monthly budget of {budget_gpu_h:.1} GPU-hours would be passed: {committed_gpu_h:.1} \
+                 spent or held by running jobs"
+            ),
         }
     }
 }

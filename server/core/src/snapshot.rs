@@ -47,7 +47,15 @@ pub struct Snapshot {
 impl Snapshot {
     /// Accounting of running allocations against quotas and loans, as of `now`.
     pub fn ledger(&self, now: Time) -> Ledger {
-        Ledger::new(self.groups.len(), self.models.len(), &self.quotas, &self.loans, &self.running, now)
+        Ledger::new(
+            self.groups.len(),
+            self.models.len(),
+            &self.quotas,
+            &self.loans,
+            &self.running,
+            now,
+            self.config.default_time_limit_s,
+        )
     }
 
     pub fn group(&self, id: crate::model::GroupId) -> &Group {

@@ -354,7 +354,9 @@ fn check(snap: &Snapshot, plan: &Plan) -> Result<(), String> {
             }
         }
     }
-    // B1, P1: preemptions are entitled, once each, and never hit young or guaranteed work.
+    // B1, P1: preemptions are entitled, once each, and never hit young or guaranteed work
+    // (but for the hard boundaries of Q3, Q4).
+    let ledger = snap.ledger(NOW);
     let mut victims: Vec<u32> = plan.preemptions.iter().map(|p| p.running_index).collect();
     victims.sort_unstable();
     victims.dedup();
@@ -379,6 +381,16 @@ fn check(snap: &Snapshot, plan: &Plan) -> Result<(), String> {
                     let j = snap.pending.iter().find(|j| j.id == *for_job).unwrap();
                     !young && a.group == j.group && j.class == PriorityClass::Critical && a.class < j.class
                 }
+                // Q4: only a row truly above its guarantee sheds its own GPUs.
+                PreemptReason::OverGuarantee { guaranteed, held } => {
+                    let q = ledger.quota(a.group, a.model, a.category).unwrap();
+                    q.guaranteed == *guaranteed && held > guaranteed && a.gpu_count() > a.borrowed_gpus()
+                }
+                // Q3: only a row whose commitments pass its budget.
+                PreemptReason::OverBudget { budget_gpu_h, committed_gpu_h } => {
+                    let q = ledger.quota(a.group, a.model, a.category).unwrap();
+                    q.budget_gpu_h == Some(*budget_gpu_h) && committed_gpu_h > budget_gpu_h
+                }
             };
         if !ok {
             return Err(format!("preemption {p:?} of {a:?} is not allowed"));
@@ -402,7 +414,7 @@ fn check(snap: &Snapshot, plan: &Plan) -> Result<(), String> {
                 PreemptReason::ReturnToLender { for_job } | PreemptReason::HigherClass { for_job } => {
                     *for_job == h.job
                 }
-                PreemptReason::LoanEnded { .. } => false,
+                _ => false,
             };
             let now = plan.preemptions.iter().filter(|p| for_job(&p.reason)).count();
             let draining = snap.running.iter().filter(|a| a.draining_for == Some(h.job)).count();

@@ -34,6 +34,8 @@ fn preemption(reason: &PreemptReason) -> Preemption {
         PreemptReason::ReturnToLender { for_job } => ("return-to-lender", Some(for_job.0 as i64), None),
         PreemptReason::HigherClass { for_job } => ("higher-class", Some(for_job.0 as i64), None),
         PreemptReason::LoanEnded { loan } => ("loan-ended", None, Some(loan.0 as i64)),
+        PreemptReason::OverGuarantee { .. } => ("over-guarantee", None, None),
+        PreemptReason::OverBudget { .. } => ("over-budget", None, None),
     };
     Preemption { kind: kind.into(), for_job, loan }
 }
@@ -79,7 +81,10 @@ pub async fn write(
                 PreemptReason::ReturnToLender { for_job } | PreemptReason::HigherClass { for_job } => {
                     for_job.0
                 }
-                PreemptReason::LoanEnded { .. } => a.job.0,
+                // Nobody waits for these GPUs: the job drains for its own boundary.
+                PreemptReason::LoanEnded { .. }
+                | PreemptReason::OverGuarantee { .. }
+                | PreemptReason::OverBudget { .. } => a.job.0,
             };
             for row in rows {
                 sqlx::query(

@@ -2,7 +2,8 @@
 //! and the tests drive. Its steps follow DESIGN.md "The dispatch cycle":
 //!
 //! 1. Views of the snapshot: free GPUs, capacity per model, the quota ledger; loans that
-//!    have ended are reclaimed.
+//!    have ended are reclaimed, and groups outside a hard boundary (a cut guarantee, a
+//!    budget their running jobs would overrun) are brought back inside.
 //! 2. Priority: ONE policy call scores the queue; ties by submission time, then id.
 //! 3. Quota: ONE policy call gives a verdict per job that could ever run (infeasible
 //!    jobs are held without taking quota); every admission is re-checked against the
@@ -16,6 +17,7 @@
 //!
 //! Every pending job leaves the cycle either placed or held with a [`Reason`].
 
+mod boundaries;
 mod free;
 mod outcome;
 mod placement;
@@ -34,9 +36,9 @@ use crate::reason::{PreemptReason, Reason};
 use crate::snapshot::Snapshot;
 use free::ModelCaps;
 use placer::Placer;
-use policy_calls::{checked_verdicts, priority_order};
+use policy_calls::{checked_verdicts, priority_order, reclaim_scores};
 use preemption::Blocked;
-use victims::Claim;
+use victims::{Candidates, Claim};
 
 /// Runs one dispatch cycle over `snap` at time `now`.
 pub fn plan(snap: &Snapshot, now: Time, policies: &dyn Policies) -> Plan {
@@ -47,6 +49,13 @@ pub fn plan(snap: &Snapshot, now: Time, policies: &dyn Policies) -> Plan {
     let caps = ModelCaps::new(snap);
     let ledger = snap.ledger(now);
     reclaim_ended_loans(snap, now, &mut out);
+    let mut faults = Vec::new();
+    let reclaim_order = || {
+        let scores = reclaim_scores(snap, now, policies, &mut faults);
+        Candidates::new(snap, &scores, &[]).order().to_vec()
+    };
+    boundaries::bring_inside(snap, now, &ledger, reclaim_order, &mut out.preemptions);
+    out.policy_faults.append(&mut faults);
     // Jobs whose victims are still stopping wait for them rather than pick more.
     let draining_for: Vec<(JobId, u32)> = {
         let mut v: Vec<JobId> = snap.running.iter().filter_map(|a| a.draining_for).collect();

@@ -49,6 +49,11 @@ impl Candidates {
         }
         Candidates { order, taken }
     }
+
+    /// Running allocations, first to leave first.
+    pub fn order(&self) -> &[u32] {
+        &self.order
+    }
 }
 
 /// Why `victim` may yield to `job`, if it may.
