@@ -160,6 +160,8 @@ pub struct JobRow {
     pub project: Option<String>,
     /// When a waiting job could start if running jobs end as expected (Unix seconds).
     pub estimated_start: Option<i64>,
+    /// Its time limit, seconds: the one it asked for, else its class's default (P1).
+    pub time_limit_s: i64,
 }
 
 /// A page of jobs, newest first; `next` goes in `?before=` for the following page.

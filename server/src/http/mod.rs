@@ -11,6 +11,7 @@ mod domain_errors;
 mod error;
 mod extract;
 pub mod jobs;
+mod limits;
 pub mod listen;
 mod loans;
 mod logs;
@@ -268,6 +269,13 @@ pub const ROUTES: &[Route] = &[
         Admin,
         "Replace the organisation's settings (each change is an event)",
     )),
+    route("get", "/api/settings/limits", SignedIn, "Each priority class's default and maximum time limit"),
+    json(route(
+        "put",
+        "/api/settings/limits",
+        Admin,
+        "Change classes' default and maximum time limits (each change is an event)",
+    )),
     route("get", "/api/reports", SignedIn, "Frozen weekly reports: one's group's and the organisation's"),
     route(
         "get",
@@ -349,6 +357,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/policies/{sha256}/approve", post(policies::approve))
         .route("/api/usage", get(usage::usage))
         .route("/api/settings", get(settings::get).put(settings::put))
+        .route("/api/settings/limits", get(limits::get).put(limits::put))
         .route("/api/reports", get(reports::list))
         .route("/api/reports/weekly", get(reports::weekly))
         .route("/api/reports/weekly.csv", get(reports::weekly_csv))
