@@ -78,7 +78,8 @@ fn Editor(limits: ClassLimits, refresh: RwSignal<u32>) -> impl IntoView {
             }
         }
         leptos::task::spawn_local(async move {
-            let answer = api::put::<_, ClassLimits>("/api/settings/limits".into(), ClassLimits { classes }).await;
+            let answer =
+                api::put::<_, ClassLimits>("/api/settings/limits".into(), ClassLimits { classes }).await;
             if answer.is_ok() {
                 refresh.update(|n| *n += 1);
             }

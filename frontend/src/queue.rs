@@ -59,7 +59,8 @@ pub fn QueuePage() -> impl IntoView {
             gpus: Some(gpus.get().trim().parse().unwrap_or(0)),
             class: Some(class.get()),
             // Hours; left empty, the class's default (a number the server refuses stays).
-            time_limit_s: given(limit_hours).map(|h| h.parse::<f64>().map_or(0, |h| (h * 3600.0).round().max(0.0) as u64)),
+            time_limit_s: given(limit_hours)
+                .map(|h| h.parse::<f64>().map_or(0, |h| (h * 3600.0).round().max(0.0) as u64)),
             project: given(project),
             group: given(group),
             ..Submit::default()

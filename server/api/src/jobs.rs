@@ -36,7 +36,8 @@ pub struct Submit {
     /// `any`, `same-node` or `same-nvlink`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topology: Option<String>,
-    /// The most seconds the job may run.
+    /// The most seconds the job may run; omitted: its class's default. Above the class's
+    /// maximum is refused (`GET /api/settings/limits`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_limit_s: Option<u64>,
     /// The job saves checkpoints and may be stopped and resumed.

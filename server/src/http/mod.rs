@@ -194,7 +194,12 @@ pub const ROUTES: &[Route] = &[
         OwnGroup,
         "Ask another group for GPUs, or (lender's manager) offer them",
     )),
-    json(route("post", "/api/loans/{id}/approve", GroupManager, "The lender's manager approves a request")),
+    json(route(
+        "post",
+        "/api/loans/{id}/approve",
+        GroupManager,
+        "The lender's manager (or an admin, not the one who asked) approves a request",
+    )),
     json(route("post", "/api/loans/{id}/reject", GroupManager, "The lender's manager rejects a request")),
     route("post", "/api/loans/{id}/return", OwnGroup, "The borrower gives a loan back early"),
     json(route("post", "/api/loans/{id}/reclaim", GroupManager, "The lender takes a loan back early")),
