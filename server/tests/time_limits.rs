@@ -286,3 +286,48 @@ async fn a_job_without_a_stored_limit_is_held_to_its_class_maximum() {
         assert_eq!(attained, 2 * 600, "{engine}: it held 2 GPUs for 600 s (R3)");
     }
 }
+
+// P1 through templates (T1): a template freezing a limit above its class's maximum is
+// refused when created; one freezing none launches with the class's default; one whose
+// limit a later, lower maximum overtook is refused at launch, naming the maximum.
+#[tokio::test]
+async fn templates_launch_within_their_class_limits() {
+    for engine in engines() {
+        let app = TestApp::new(engine).await;
+        let admin = app.token("admin", "admin-pw").await;
+        let dev = app.token("vision-dev", "demo-password").await;
+        let set = |default_s: i64, max_s: i64| {
+            json!({ "classes": [{ "class": "experiment", "default_s": default_s, "max_s": max_s }] })
+                .to_string()
+        };
+        let (status, v) = app.call("PUT", "/api/settings/limits", Some(&admin), Some(&set(600, 3600))).await;
+        assert_eq!(status, StatusCode::OK, "{engine}: {v}");
+        let template = |name: &str, limit: Option<i64>| {
+            let mut t = json!({ "name": name, "gpus": 1, "command": "python try.py", "class": "experiment" });
+            if let Some(l) = limit {
+                t["time_limit_s"] = json!(l);
+            }
+            t.to_string()
+        };
+        let (status, v) =
+            app.call("POST", "/api/templates", Some(&dev), Some(&template("long", Some(7200)))).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{engine}: {v}");
+        assert!(v.to_string().contains("maximum of 3600 s (1 h)"), "{engine}: {v}");
+        let (status, v) = app.call("POST", "/api/templates", Some(&dev), Some(&template("open", None))).await;
+        assert_eq!(status, StatusCode::CREATED, "{engine}: {v}");
+        let open = v["id"].as_i64().unwrap();
+        let (_, v) =
+            app.call("POST", "/api/templates", Some(&dev), Some(&template("half", Some(1800)))).await;
+        let half = v["id"].as_i64().unwrap();
+        let launch = |id: i64| json!({ "template": id }).to_string();
+        let (status, v) = app.call("POST", "/api/jobs", Some(&dev), Some(&launch(open))).await;
+        assert_eq!(status, StatusCode::CREATED, "{engine}: {v}");
+        let (_, r) = app.call("GET", &format!("/api/jobs/{}", v["id"]), Some(&dev), None).await;
+        assert_eq!(r["time_limit_s"], 600, "{engine}: the class's default: {r}");
+        let (status, _) = app.call("PUT", "/api/settings/limits", Some(&admin), Some(&set(60, 900))).await;
+        assert_eq!(status, StatusCode::OK, "{engine}");
+        let (status, v) = app.call("POST", "/api/jobs", Some(&dev), Some(&launch(half))).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{engine}: {v}");
+        assert!(v.to_string().contains("experiment class's maximum of 900 s (15 min)"), "{engine}: {v}");
+    }
+}

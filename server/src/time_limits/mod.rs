@@ -120,20 +120,23 @@ pub async fn of_class(store: &Store, class: &str) -> Result<(i64, i64), StoreErr
 /// Gives `spec` its class's default when it names no limit, and refuses one above the
 /// class's maximum, naming the maximum.
 pub fn give(spec: &mut Spec, (default_s, max_s): (i64, i64)) -> Result<(), Invalid> {
-    match spec.time_limit_s {
-        None => spec.time_limit_s = Some(default_s),
-        Some(t) if t > max_s => {
-            return Err(Invalid(format!(
-                "time_limit_s {t} s ({}) is above the {} class's maximum of {max_s} s ({}): ask for at most \
-                 that, and checkpoint to go on longer",
-                words(t.max(0) as u64),
-                spec.class,
-                words(max_s.max(0) as u64)
-            )));
-        }
-        Some(_) => {}
-    }
+    within(spec, max_s)?;
+    spec.time_limit_s.get_or_insert(default_s);
     Ok(())
+}
+
+/// Refuses a limit above the class's maximum `max_s`, naming the maximum.
+pub fn within(spec: &Spec, max_s: i64) -> Result<(), Invalid> {
+    match spec.time_limit_s {
+        Some(t) if t > max_s => Err(Invalid(format!(
+            "time_limit_s {t} s ({}) is above the {} class's maximum of {max_s} s ({}): ask for at most that, \
+             and checkpoint to go on longer",
+            words(t.max(0) as u64),
+            spec.class,
+            words(max_s.max(0) as u64)
+        ))),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
