@@ -82,6 +82,7 @@ pub fn JobPanel(job: RwSignal<Option<i64>>, changed: RwSignal<u32>) -> impl Into
                         {format!("job {id} {} — {} GPUs in {}, {}", r.name, r.gpus, r.group, r.state)}
                         {live.then(|| view! { " " <button class="cancel" on:click=move |_| cancel(id)>"Cancel"</button> })}
                     </p>
+                    <p class="muted" id="job-limit">{format!("time limit: {}", crate::limits::words(r.time_limit_s))}</p>
                     {r.reason.clone().map(|why| view! { <p class="muted">{format!("why: {why}")}</p> })}
                     {waits(&r.waits)}
                     <table id="job-receipt">

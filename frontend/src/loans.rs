@@ -1,5 +1,7 @@
 //! Borrowing (B1): ask another group for GPUs; the lender's manager approves or rejects
 //! with a reason; active loans with their end; the borrower returns, the lender reclaims.
+//! An admin asks for a named group, and their request waits for the lender's manager or
+//! another admin: no one approves their own.
 
 use leptos::prelude::*;
 use tidepool_api::{Decision, GroupPage, Loan, LoanChanged, LoanPage, NewLoan, Role};
@@ -14,6 +16,7 @@ pub fn LoansPage() -> impl IntoView {
     let status = RwSignal::new(None::<String>);
     let loans = load::<LoanPage>(|| "/api/loans".into(), refresh, None);
     let groups = load::<GroupPage>(|| "/api/groups?limit=500".into(), refresh, None);
+    let borrower = RwSignal::new(String::new());
     let (lender, gpus, hours, why, model) = (
         RwSignal::new(String::new()),
         RwSignal::new("4".to_string()),
@@ -27,7 +30,8 @@ pub fn LoansPage() -> impl IntoView {
         let now = (js_sys::Date::now() / 1000.0) as i64;
         let body = NewLoan {
             lender: lender.get(),
-            borrower: None,
+            // Admins belong to no group: they name the one the GPUs are for.
+            borrower: Some(borrower.get()).filter(|b| !b.is_empty()),
             model: Some(model.get()),
             gpus: gpus.get().trim().parse().unwrap_or(0),
             ends_at: now + hours.get().trim().parse::<i64>().unwrap_or(0) * 3600,
@@ -43,6 +47,8 @@ pub fn LoansPage() -> impl IntoView {
         let admin = role == Some(Role::Admin);
         let lender_manager =
             admin || (role == Some(Role::Manager) && my_group().as_deref() == Some(&l.lender));
+        // Whoever asked does not approve: the lender (or a second admin) does.
+        let asked = session.me.get().is_some_and(|m| m.username == l.requested_by);
         let borrower = admin || (my_group().is_some() && my_group() == l.borrower);
         let state = l.state.as_str();
         let reason = move || Decision {
@@ -56,9 +62,14 @@ pub fn LoansPage() -> impl IntoView {
             act(api::post::<_, LoanChanged>(format!("/api/loans/{id}/{verb}"), reason()), status, refresh)
         };
         view! {
-            {(lender_manager && state == "requested").then(|| view! {
+            {(lender_manager && !asked && state == "requested").then(|| view! {
                 <button class="primary approve" on:click=move |_| decision("approve")>"Approve"</button>
-                <button class="reject" on:click=move |_| decision("reject")>"Reject"</button>
+            })}
+            {(lender_manager && state == "requested").then(|| view! {
+                <button class="reject" on:click=move |_| decision("reject")>{if asked { "Withdraw" } else { "Reject" }}</button>
+            })}
+            {(asked && state == "requested").then(|| view! {
+                <span class="muted waiting">"waiting for the lender"</span>
             })}
             {(lender_manager && state == "active").then(|| view! {
                 <button on:click=move |_| decision("reclaim")>"Reclaim"</button>
@@ -78,6 +89,12 @@ pub fn LoansPage() -> impl IntoView {
                         {v.groups.iter().map(|g| view! { <option value=g.name.clone()>{g.name.clone()}</option> }).collect_view()}
                     </select>
                 })}
+                {move || (session.role() == Some(Role::Admin)).then(|| show(groups, move |v| view! {
+                    <select name="borrower" on:change=move |ev| borrower.set(event_target_value(&ev))>
+                        <option value="">"for group"</option>
+                        {v.groups.iter().map(|g| view! { <option value=g.name.clone()>{g.name.clone()}</option> }).collect_view()}
+                    </select>
+                }))}
                 <input placeholder="GPUs" size="4" bind:value=gpus/>
                 <input placeholder="model" bind:value=model/>
                 <input placeholder="hours" size="4" bind:value=hours/>

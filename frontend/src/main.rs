@@ -5,6 +5,7 @@
 mod api;
 mod cluster;
 mod job;
+mod limits;
 mod loans;
 mod policies;
 mod projects;

@@ -41,6 +41,7 @@ pub fn QueuePage() -> impl IntoView {
     );
 
     // The spec form: kept in signals, so an expired session loses nothing.
+    let limit_hours = RwSignal::new(String::new());
     let (name, command, gpus, class, project, group) = (
         RwSignal::new(String::new()),
         RwSignal::new(String::new()),
@@ -57,6 +58,9 @@ pub fn QueuePage() -> impl IntoView {
             command: Some(command.get()),
             gpus: Some(gpus.get().trim().parse().unwrap_or(0)),
             class: Some(class.get()),
+            // Hours; left empty, the class's default (a number the server refuses stays).
+            time_limit_s: given(limit_hours)
+                .map(|h| h.parse::<f64>().map_or(0, |h| (h * 3600.0).round().max(0.0) as u64)),
             project: given(project),
             group: given(group),
             ..Submit::default()
@@ -84,7 +88,7 @@ pub fn QueuePage() -> impl IntoView {
         }
         view! {
             <table>
-                <tr><th>"job"</th><th>"group"</th><th>"GPUs"</th><th>"state"</th><th>"place"</th><th>"why"</th><th>"estimated start"</th><th></th></tr>
+                <tr><th>"job"</th><th>"group"</th><th>"GPUs"</th><th>"state"</th><th>"place"</th><th>"why"</th><th>"estimated start"</th><th>"time limit"</th><th></th></tr>
                 {jobs.iter().map(|j| {
                     let id = j.id;
                     let live = !j.state.is_done();
@@ -94,6 +98,7 @@ pub fn QueuePage() -> impl IntoView {
                             <td>{j.group.clone()}</td><td>{j.gpus}</td><td class="state">{j.state.as_str()}</td>
                             <td>{j.position.map_or_else(|| "—".to_string(), |p| p.to_string())}</td><td>{or_dash(j.reason.as_deref())}</td>
                             <td>{j.estimated_start.map(at).unwrap_or_default()}</td>
+                            <td class="limit">{crate::limits::words(j.time_limit_s)}</td>
                             <td>{(cancel && live).then(|| view! {
                                 <button on:click=move |_| act(api::post_empty::<Cancelled>(format!("/api/jobs/{id}/cancel")), status, refresh)>"Cancel"</button>
                             })}</td>
@@ -139,6 +144,7 @@ pub fn QueuePage() -> impl IntoView {
                     <option value="experiment">"experiment"</option>
                     <option value="critical">"critical"</option>
                 </select>
+                <input placeholder="time limit (hours)" size="8" bind:value=limit_hours/>
                 <input placeholder="project (for critical)" bind:value=project/>
                 <Show when=is_admin><input placeholder="group" bind:value=group/></Show>
                 <button class="primary" type="submit">"Submit"</button>
@@ -146,6 +152,7 @@ pub fn QueuePage() -> impl IntoView {
             </form>
             <p id="dry-run">{move || rehearsal.get()}</p>
         </section>
+        <crate::limits::TimeLimits editable=false/>
         <section id="my-jobs"><h2>"My jobs"</h2>{show(mine, move |v| jobs_table(&all(v), true))}</section>
         <section id="pending"><h2>"Waiting, in dispatch order"</h2>{show(pending, move |v| jobs_table(&all(v), false))}{pager(pending, |p| p.next, pending_before)}</section>
         <Show when=is_manager>

@@ -74,7 +74,7 @@ pub fn ReportsPage() -> impl IntoView {
                 None => show(groups, |_| view! { <p class="muted">"Loading…"</p> }).into_any(),
             }}
         </section>
-        {(role == Some(Role::Admin)).then(|| view! { <reviews::Reviews/> <settings::SettingsForm/> })}
+        {(role == Some(Role::Admin)).then(|| view! { <reviews::Reviews/> <settings::SettingsForm/> <crate::limits::TimeLimits editable=true/> })}
     }
 }
 

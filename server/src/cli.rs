@@ -620,7 +620,7 @@ pub struct JobSpecArgs {
     /// any, same-node or same-nvlink.
     #[arg(long)]
     pub topology: Option<String>,
-    /// The longest the job may run: seconds, or `90m`, `4h`, `2d`.
+    /// The longest the job may run: seconds, or `90m`, `4h`, `2d`; default: its class's.
     #[arg(long, short = 't', value_name = "DURATION")]
     pub time_limit: Option<String>,
     /// The job saves checkpoints, so it may be stopped and resumed.

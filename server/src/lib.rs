@@ -90,6 +90,8 @@ pub mod simulate;
 pub mod store;
 /// Templates (T1–T2): launching a frozen job shape, where granted.
 pub mod templates;
+/// Time limits by priority class: defaults, maximums, and the server's stop on nodes without an agent.
+pub mod time_limits;
 /// Usage history: samples at each sync, the hourly roll-up, the busy/idle curves (V4).
 pub mod usage;
 

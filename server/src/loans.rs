@@ -1,6 +1,7 @@
 //! Loans between groups (B1) as rules and records: a group asks another for GPUs, and
 //! nothing runs on them until the lender's manager approves; a lender's manager may also
-//! offer GPUs outright. A loan ends when it expires, when the borrower returns it, or
+//! offer their own group's GPUs outright. An admin's loan is a request like any other: the
+//! lender's manager, or a second admin, approves it — never the admin who asked. A loan ends when it expires, when the borrower returns it, or
 //! when the lender reclaims it; the dispatcher then gives the GPUs back. Every decision
 //! is an event with its reason (A4). The caller wakes the dispatcher after a change that
 //! lends or takes back GPUs.
@@ -9,12 +10,12 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 use tidepool_api::loans::{Loan, LoanChanged, LoanPage, NewLoan};
 
-use crate::access::{AccessError, acting_group, belongs, group_named, manages, require_manager};
+use crate::access::{AccessError, acting_group, belongs, group_named, require_manager};
 use crate::input::{Invalid, text};
 use crate::jobs::spec::DEFAULT_MODEL;
 use crate::store::events::{EventDetail, record};
 use crate::store::listing::{Filters, Keyed, Order, Page};
-use crate::store::users::User;
+use crate::store::users::{Role, User};
 use crate::store::{Store, StoreError};
 
 /// The longest a loan may run: a year.
@@ -116,8 +117,9 @@ pub async fn list(store: &Store, page: &Page, now: i64) -> Result<LoanPage, Stor
     Ok(LoanPage { loans, next })
 }
 
-/// A request for GPUs from `user`'s group (admins name the borrower), or, when `user`
-/// manages the lender, an offer: active at once, to the named group or to anyone.
+/// A request for GPUs from `user`'s group (admins name the borrower), or, when `user` is
+/// the lender's own manager, an offer: active at once, to the named group or to anyone.
+/// An admin's loan is a request: the lender approves what is lent (B1).
 pub async fn create(store: &Store, user: &User, body: &NewLoan, now: i64) -> Result<LoanChanged, LoanError> {
     let lender = group_named(store, &body.lender).await?;
     let why = text(&body.why, "why", 500)?;
@@ -128,8 +130,8 @@ pub async fn create(store: &Store, user: &User, body: &NewLoan, now: i64) -> Res
     if !(1..=4096).contains(&body.gpus) {
         return Err(Invalid("gpus must be between 1 and 4096".into()).into());
     }
-    // The lender's manager offers: approved by the act of offering.
-    let offer = manages(user, lender) && (user.group_id == Some(lender) || body.borrower.is_some());
+    // The lender's own manager offers: approved by the act of offering.
+    let offer = user.role == Role::Manager && user.group_id == Some(lender);
     let borrower = match (&body.borrower, offer) {
         (None, true) => None,
         (Some(name), true) => Some(group_named(store, name).await?),
@@ -163,7 +165,8 @@ pub async fn create(store: &Store, user: &User, body: &NewLoan, now: i64) -> Res
     let (kind, message) = if offer {
         ("loan-offered", format!("{who} offered {gpus} {model} GPUs of {lender_name}: {why}"))
     } else {
-        ("loan-requested", format!("{who} asked {lender_name} for {gpus} {model} GPUs: {why}"))
+        let other = body.borrower.as_ref().map(|b| format!(" for {b}")).unwrap_or_default();
+        ("loan-requested", format!("{who} asked {lender_name} for {gpus} {model} GPUs{other}: {why}"))
     };
     record(
         &mut tx,
@@ -179,18 +182,19 @@ pub async fn create(store: &Store, user: &User, body: &NewLoan, now: i64) -> Res
     Ok(LoanChanged { id, state: state.into() })
 }
 
-/// A loan's lender and borrower.
-async fn parties(store: &Store, id: i64) -> Result<(i64, Option<i64>), LoanError> {
-    let row = sqlx::query("SELECT lender_id, borrower_id FROM loans WHERE id = $1")
+/// A loan's lender, borrower, and who asked for it.
+async fn parties(store: &Store, id: i64) -> Result<(i64, Option<i64>, String), LoanError> {
+    let row = sqlx::query("SELECT lender_id, borrower_id, requested_by FROM loans WHERE id = $1")
         .bind(id)
         .fetch_optional(&store.pool)
         .await?
         .ok_or(LoanError::NoSuchLoan(id))?;
-    Ok((row.try_get(0)?, row.try_get(1)?))
+    Ok((row.try_get(0)?, row.try_get(1)?, row.try_get(2)?))
 }
 
 /// The lender's decision `act` on loan `id`, with its reason; only the lender's manager
-/// or an admin takes it.
+/// or an admin takes it, and no one approves their own request (an admin's loan needs the
+/// lender's manager or a second admin).
 pub async fn decide(
     store: &Store,
     user: &User,
@@ -200,15 +204,21 @@ pub async fn decide(
     now: i64,
 ) -> Result<LoanChanged, LoanError> {
     let (from, to, what) = act.moves();
-    let (lender, _) = parties(store, id).await?;
+    let (lender, _, asked_by) = parties(store, id).await?;
     require_manager(user, lender, what)?;
+    if act == LenderAct::Approve && asked_by == user.username {
+        return Err(AccessError::Denied(
+            "you asked for this loan: the lender's manager or another admin approves it".into(),
+        )
+        .into());
+    }
     let note = text(note, "note", 500)?;
     transition(store, id, (from, to), &user.username, note, now).await
 }
 
 /// The borrower gives the GPUs back early.
 pub async fn give_back(store: &Store, user: &User, id: i64, now: i64) -> Result<LoanChanged, LoanError> {
-    let (_, borrower) = parties(store, id).await?;
+    let (_, borrower, _) = parties(store, id).await?;
     if !borrower.is_some_and(|b| belongs(user, b)) {
         return Err(LoanError::NotBorrower);
     }

@@ -509,8 +509,16 @@ mod organisation {
                     &[("lender's manager offers", other_lead, CREATED)],
                 )
                 .await;
-                cases(app, "POST", path, &ask(Some("vision")), route, &[("admin offers", admin, CREATED)])
-                    .await;
+                // B1: an admin's loan is created as a request, never an active offer.
+                cases(
+                    app,
+                    "POST",
+                    path,
+                    &ask(Some("vision")),
+                    route,
+                    &[("admin asks for vision", admin, CREATED)],
+                )
+                .await;
             }
             ("post", "/api/loans/{id}/approve" | "/api/loans/{id}/reject") => {
                 let template = path;
@@ -528,6 +536,14 @@ mod organisation {
                 let id = loan(app, &who.dev).await;
                 let path = template.replace("{id}", &id.to_string());
                 cases(app, "POST", &path, r#"{"note":"fine"}"#, route, &[("admin", admin, OK)]).await;
+                // B1: an admin's own request is decided by someone else (approving it
+                // oneself is refused; withdrawing it by rejecting is not).
+                let body = json!({ "lender": "speech", "borrower": "vision", "gpus": 2, "ends_at": LATER, "why": "w" });
+                let id = created(app, "/api/loans", &who.admin, body).await;
+                let path = template.replace("{id}", &id.to_string());
+                let own = if template.ends_with("approve") { NO } else { OK };
+                cases(app, "POST", &path, r#"{"note":"mine"}"#, route, &[("admin, own request", admin, own)])
+                    .await;
             }
             ("post", "/api/loans/{id}/return") => {
                 let id = approved_loan(app, who).await;
@@ -780,7 +796,7 @@ mod organisation {
                     cases(app, "POST", path, body, route, &[("node", Some(node.as_str()), OK)]).await;
                 }
             }
-            ("get", "/api/settings" | "/api/reports") => {
+            ("get", "/api/settings" | "/api/settings/limits" | "/api/reports") => {
                 let rows = [("anonymous", None, ANON), ("member", dev, OK), ("admin", admin, OK)];
                 for (label, token, want) in rows {
                     expect(app.call("GET", path, token, None).await, want, &format!("{route} {label}"));
@@ -789,6 +805,17 @@ mod organisation {
             ("put", "/api/settings") => {
                 let body =
                     r#"{"time_zone":"Europe/Berlin","currency":"EUR","prices":[],"report_webhook":null}"#;
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member", dev, NO),
+                    ("manager", lead, NO),
+                    ("admin", admin, OK),
+                ];
+                cases(app, "PUT", path, body, route, &rows).await;
+            }
+            ("put", "/api/settings/limits") => {
+                // P1: everyone reads the time limits; only admins change them.
+                let body = r#"{"classes":[{"class":"batch","default_s":3600,"max_s":7200}]}"#;
                 let rows = [
                     ("anonymous", None, ANON),
                     ("member", dev, NO),

@@ -111,6 +111,27 @@ async fn an_offer_is_active_at_once_and_lists_as_expired_after_its_end() {
     }
 }
 
+// B1: an admin's loan is a request, never an offer: the admin who asked cannot approve
+// it, a second admin (or the lender's manager) can.
+#[tokio::test]
+async fn an_admins_loan_is_a_request_a_second_admin_may_approve() {
+    for engine in engines() {
+        let app = TestApp::new(engine).await;
+        let store = &app.state.store;
+        let (admin, admin2) = (user(&app, "admin").await, user(&app, "admin2").await);
+        let asked =
+            loans::create(store, &admin, &ask("speech", Some("vision"), NOW + DAY), NOW).await.unwrap();
+        assert_eq!(asked.state, "requested", "{engine}");
+        let e = loans::decide(store, &admin, asked.id, LenderAct::Approve, "mine", NOW).await.unwrap_err();
+        assert!(matches!(e, LoanError::Access(AccessError::Denied(_))), "{engine}: {e}");
+        let done = loans::decide(store, &admin2, asked.id, LenderAct::Approve, "checked", NOW).await.unwrap();
+        assert_eq!(done.state, "active", "{engine}");
+        // Naming no borrower, an admin is told to name one: there is no offer to anyone.
+        let e = loans::create(store, &admin, &ask("speech", None, NOW + DAY), NOW).await.unwrap_err();
+        assert!(matches!(e, LoanError::Access(AccessError::GroupNeeded)), "{engine}: {e}");
+    }
+}
+
 fn quota(guaranteed: u32) -> QuotaChange {
     QuotaChange {
         group: "speech".into(),

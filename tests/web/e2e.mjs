@@ -451,6 +451,52 @@ try {
     assert.equal(review.status, 200, JSON.stringify(review.body));
     assert.ok(review.body.lines.every((l) => l.group === 'vision'), JSON.stringify(review.body));
   }, { needs: 'reports' });
+
+  await flow("an admin's loan waits for the lender: no approve button for the admin who asked (B1)", async () => {
+    const ends = Math.floor(Date.now() / 1000) + 86400;
+    const asked = await api('POST', '/api/loans', admin, { lender: 'robotics', borrower: 'speech', gpus: 2, ends_at: ends, why: 'review run' });
+    assert.equal(asked.status, 201, JSON.stringify(asked.body));
+    assert.equal(asked.body.state, 'requested');
+    const a = await signIn('admin', 'admin-pw');
+    await go(a, 'Borrowing');
+    const row = `#loans tr[data-loan="${asked.body.id}"]`;
+    await a.waitForSelector(`${row} .waiting`);
+    assert.equal(await a.locator(`${row} button.approve`).count(), 0);
+    const l = await signIn('robotics-lead', 'demo-password');
+    await go(l, 'Borrowing');
+    await l.click(`${row} button.approve`);
+    await l.waitForSelector(`${row}[data-state="active"]`);
+  });
+
+  await flow('an admin sets a class\'s time limits; a member reads them and a job without a limit gets the default (P1)', async () => {
+    const a = await signIn('admin', 'admin-pw');
+    await go(a, 'Reports');
+    const batch = '#time-limits-form tr[data-class="batch"]';
+    await a.waitForSelector(`${batch} input.default`);
+    await a.fill(`${batch} input.default`, '2');
+    await a.fill(`${batch} input.max`, '10');
+    await a.click('#time-limits-form button[type=submit]');
+    await a.waitForSelector('#time-limits-saved');
+    const limits = (await api('GET', '/api/settings/limits', admin)).body.classes;
+    assert.deepEqual(limits.find((c) => c.class === 'batch'), { class: 'batch', default_s: 7200, max_s: 36000 });
+    const d = await signIn('speech-dev', 'demo-password');
+    await go(d, 'Queue');
+    await d.waitForSelector('#time-limits-table tr[data-class="batch"]');
+    assert.deepEqual(await d.$$eval('#time-limits-table tr[data-class="batch"] td', (ts) => ts.map((t) => t.textContent)), ['batch', '2', '10']);
+    await d.fill('#submit-spec input[placeholder="name"]', 'overnight sweep');
+    await d.fill('#submit-spec input[placeholder="command"]', 'python sweep.py');
+    await d.fill('#submit-spec input[placeholder="GPUs"]', '1');
+    await d.selectOption('#submit-spec select', 'batch');
+    await d.click('#submit-spec button[type=submit]');
+    const row = await d.waitForSelector('#my-jobs tr:has-text("overnight sweep")');
+    assert.equal(await row.$eval('td.limit', (t) => t.textContent), '2 h');
+    const id = await row.getAttribute('data-job');
+    // Above the maximum: the server's refusal names it.
+    await d.fill('#submit-spec input[placeholder="time limit (hours)"]', '11');
+    await d.click('#submit-spec button[type=submit]');
+    await until('the refusal', async () => (await d.textContent('body')).includes("batch class's maximum of 36000 s (10 h)"));
+    await api('POST', `/api/jobs/${id}/cancel`, await token('speech-dev', 'demo-password'));
+  }, { needs: 'reports' });
 } finally {
   if (browser) await browser.close();
 }

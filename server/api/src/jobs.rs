@@ -36,7 +36,8 @@ pub struct Submit {
     /// `any`, `same-node` or `same-nvlink`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topology: Option<String>,
-    /// The most seconds the job may run.
+    /// The most seconds the job may run; omitted: its class's default. Above the class's
+    /// maximum is refused (`GET /api/settings/limits`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_limit_s: Option<u64>,
     /// The job saves checkpoints and may be stopped and resumed.
@@ -160,6 +161,8 @@ pub struct JobRow {
     pub project: Option<String>,
     /// When a waiting job could start if running jobs end as expected (Unix seconds).
     pub estimated_start: Option<i64>,
+    /// Its time limit, seconds: the one it asked for, else its class's default (P1).
+    pub time_limit_s: i64,
 }
 
 /// A page of jobs, newest first; `next` goes in `?before=` for the following page.

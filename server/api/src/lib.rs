@@ -18,6 +18,8 @@ pub mod fleet;
 pub mod groups;
 /// Submitting, listing and cancelling jobs; the dry run.
 pub mod jobs;
+/// Time limits by priority class.
+pub mod limits;
 /// Loans between groups.
 pub mod loans;
 /// A job's log, in byte ranges.

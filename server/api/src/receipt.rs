@@ -25,6 +25,8 @@ pub struct Receipt {
     pub submitted_at: i64,
     /// When a waiting job could start (Unix seconds).
     pub estimated_start: Option<i64>,
+    /// Its time limit, seconds: the one it asked for, else its class's default (P1).
+    pub time_limit_s: i64,
     /// The container image it runs in; none: the node's sandbox.
     pub image: Option<String>,
     /// Its environment; values are masked for anyone outside its group but admins.

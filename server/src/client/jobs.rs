@@ -5,7 +5,7 @@ use tidepool_api::{Cancelled, DryRun, JobPage, JobState, Submit, Submitted};
 
 use crate::cli::{ClientOpts, JobSpecArgs};
 use crate::client::http::{Api, query};
-use crate::client::table::{parse_duration, relative, shell_line, table};
+use crate::client::table::{parse_duration, relative, shell_line, span, table};
 use crate::client::{Failure, Outcome, print};
 
 /// The submission a spec's flags and a command line make.
@@ -135,6 +135,7 @@ pub async fn queue(opts: &ClientOpts, f: &QueueFilter<'_>) -> Outcome {
                     j.group.clone(),
                     j.submitted_by.clone(),
                     format!("{}×{}", j.gpus, j.model),
+                    span(j.time_limit_s),
                     relative(j.submitted_at, now),
                     why,
                 ]
@@ -151,6 +152,7 @@ pub async fn queue(opts: &ClientOpts, f: &QueueFilter<'_>) -> Outcome {
                     "GROUP",
                     "USER",
                     "GPUS",
+                    "LIMIT",
                     "SUBMITTED",
                     "WAITING: PLACE · START · WHY",
                 ],

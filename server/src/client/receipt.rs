@@ -15,6 +15,7 @@ fn text(r: &Receipt, now: i64) -> String {
         ("gpus", r.gpus.to_string()),
         ("state", r.state.to_string()),
         ("submitted", when(r.submitted_at, now)),
+        ("time limit", span(r.time_limit_s)),
     ];
     facts.extend(r.position.map(|p| ("place", format!("#{} in the queue", p + 1))));
     facts.extend(r.estimated_start.map(|t| ("estimated start", when(t, now))));

@@ -98,6 +98,7 @@ impl Dispatcher {
         if let Some(fleet) = &self.fleet {
             crate::fleet::sweep::lost_nodes(&self.store, &fleet.config, now).await?;
         }
+        crate::time_limits::overdue::end_overdue(&self.store, now).await?;
         let (mut snap, ids) = load::snapshot(&self.store, now).await?;
         snap.config = self.config.clone();
         let policies = self.policies.clone();

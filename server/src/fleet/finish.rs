@@ -25,7 +25,7 @@ pub struct Open {
 }
 
 /// The columns [`Open::read`] expects, from `allocations a JOIN jobs j`.
-const OPEN_COLUMNS: &str = "a.id, a.epoch, a.job_id, a.gpu_mask, a.started_at, a.stop_reason, \
+pub const OPEN_COLUMNS: &str = "a.id, a.epoch, a.job_id, a.gpu_mask, a.started_at, a.stop_reason, \
      a.stop_requested_ms, a.acked_at, a.idle_since, a.idle_notice_at, j.state";
 
 impl Open {
@@ -67,6 +67,8 @@ pub enum Ending<'a> {
     Missing,
     /// The node stopped sending heartbeats.
     NodeLost,
+    /// It reached its time limit (seconds) on a node without an agent: the server ends it.
+    TimeLimit(i64),
 }
 
 /// Ends `a`'s segment (and the job's rows on other nodes) and moves the job on.
@@ -104,6 +106,7 @@ pub async fn end_segment(
     } else {
         match ending {
             Ending::Reported(f) if f.outcome == Outcome::TimedOut => ("timed-out", Some("timed-out")),
+            Ending::TimeLimit(_) => ("timed-out", Some("timed-out")),
             Ending::Reported(f) if f.outcome == Outcome::Exited && f.exit_code == Some(0) => {
                 ("finished", Some("succeeded"))
             }
@@ -149,6 +152,9 @@ pub async fn end_segment(
         },
         Ending::Missing => "no longer running on its node (reconciled)".into(),
         Ending::NodeLost => format!("node {node} stopped sending heartbeats"),
+        Ending::TimeLimit(limit) => {
+            format!("reached its time limit of {limit} s (ended by the server: no agent)")
+        }
     };
     let stopped_for = a.stop_reason.as_deref().map(|r| format!(", stopped: {r}")).unwrap_or_default();
     let message =
@@ -170,5 +176,10 @@ pub async fn end_segment(
         reclaim_latency_ms: latency_ms,
         ..EventDetail::default()
     };
-    record(tx, now, kind, Some(a.job), &format!("agent {node}"), &message, &detail).await
+    let actor = if matches!(ending, Ending::TimeLimit(_)) {
+        "dispatcher".to_string()
+    } else {
+        format!("agent {node}")
+    };
+    record(tx, now, kind, Some(a.job), &actor, &message, &detail).await
 }

@@ -10,6 +10,7 @@ use sqlx::any::AnyRow;
 use tidepool_api::nodes::{GpuHolder, Node, NodesView, Pool, PoolsView};
 
 use crate::store::{Store, StoreError};
+use crate::time_limits::LIMIT_OF_JOB;
 
 /// A pool is tight when less than this share of its healthy GPUs is free.
 const TIGHT_BELOW: f64 = 0.125;
@@ -22,13 +23,12 @@ pub async fn nodes(store: &Store) -> Result<NodesView, StoreError> {
     )
     .fetch_all(pool)
     .await?;
-    let held = sqlx::query(
-        "SELECT a.node_id, a.gpu_mask, a.started_at, j.id, j.name, g.name, j.time_limit_s \
+    let sql = format!(
+        "SELECT a.node_id, a.gpu_mask, a.started_at, j.id, j.name, g.name, {LIMIT_OF_JOB} \
          FROM allocations a JOIN jobs j ON j.id = a.job_id JOIN groups g ON g.id = j.group_id \
-         WHERE a.ended_at IS NULL",
-    )
-    .fetch_all(pool)
-    .await?;
+         WHERE a.ended_at IS NULL"
+    );
+    let held = sqlx::query(sqlx::AssertSqlSafe(sql)).fetch_all(pool).await?;
     let mut by_node: BTreeMap<i64, Vec<&AnyRow>> = BTreeMap::new();
     for h in &held {
         by_node.entry(h.try_get(0)?).or_default().push(h);

@@ -15,6 +15,7 @@ use crate::fleet::{Fleet, FleetConfig};
 use crate::fleet::{indices, logs};
 use crate::store::events::{EventDetail, record, stored};
 use crate::store::{Store, StoreError};
+use crate::time_limits::LIMIT_OF_JOB;
 
 const MAX_ITEMS: usize = 1024;
 
@@ -334,16 +335,15 @@ async fn idle_step(
 
 /// What this node should start (assigned, not yet running) and stop (asked to stop).
 pub async fn orders(store: &Store, config: &FleetConfig, node_id: i64) -> Result<Orders, SyncError> {
-    let rows = sqlx::query(
+    // A job from before limits existed runs under its class's maximum (P1).
+    let sql = format!(
         "SELECT a.id, a.epoch, a.job_id, a.gpu_mask, a.stop_reason, a.stop_requested_at, a.acked_at, j.name, \
-         j.command, j.time_limit_s, j.segments, t.env, j.env, COALESCE(j.image, t.image), g.name, u.username \
+         j.command, {LIMIT_OF_JOB}, j.segments, t.env, j.env, COALESCE(j.image, t.image), g.name, u.username \
          FROM allocations a JOIN jobs j ON j.id = a.job_id \
          LEFT JOIN templates t ON t.id = j.template_id LEFT JOIN groups g ON g.id = j.group_id \
-         LEFT JOIN users u ON u.id = j.submitted_by WHERE a.node_id = $1 AND a.ended_at IS NULL ORDER BY a.id",
-    )
-    .bind(node_id)
-    .fetch_all(&store.pool)
-    .await?;
+         LEFT JOIN users u ON u.id = j.submitted_by WHERE a.node_id = $1 AND a.ended_at IS NULL ORDER BY a.id"
+    );
+    let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(node_id).fetch_all(&store.pool).await?;
     let mut orders = Orders::default();
     for r in rows {
         let fence = Fence { allocation: r.try_get(0)?, epoch: r.try_get(1)? };

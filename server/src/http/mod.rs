@@ -11,6 +11,7 @@ mod domain_errors;
 mod error;
 mod extract;
 pub mod jobs;
+mod limits;
 pub mod listen;
 mod loans;
 mod logs;
@@ -200,7 +201,12 @@ pub const ROUTES: &[Route] = &[
         OwnGroup,
         "Ask another group for GPUs, or (lender's manager) offer them",
     )),
-    json(route("post", "/api/loans/{id}/approve", GroupManager, "The lender's manager approves a request")),
+    json(route(
+        "post",
+        "/api/loans/{id}/approve",
+        GroupManager,
+        "The lender's manager (or an admin, not the one who asked) approves a request",
+    )),
     json(route("post", "/api/loans/{id}/reject", GroupManager, "The lender's manager rejects a request")),
     route("post", "/api/loans/{id}/return", OwnGroup, "The borrower gives a loan back early"),
     json(route("post", "/api/loans/{id}/reclaim", GroupManager, "The lender takes a loan back early")),
@@ -274,6 +280,13 @@ pub const ROUTES: &[Route] = &[
         "/api/settings",
         Admin,
         "Replace the organisation's settings (each change is an event)",
+    )),
+    route("get", "/api/settings/limits", SignedIn, "Each priority class's default and maximum time limit"),
+    json(route(
+        "put",
+        "/api/settings/limits",
+        Admin,
+        "Change classes' default and maximum time limits (each change is an event)",
     )),
     route("get", "/api/reports", SignedIn, "Frozen weekly reports: one's group's and the organisation's"),
     route(
@@ -362,6 +375,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/policies/{sha256}/approve", post(policies::approve))
         .route("/api/usage", get(usage::usage))
         .route("/api/settings", get(settings::get).put(settings::put))
+        .route("/api/settings/limits", get(limits::get).put(limits::put))
         .route("/api/reports", get(reports::list))
         .route("/api/reports/weekly", get(reports::weekly))
         .route("/api/reports/weekly.csv", get(reports::weekly_csv))

@@ -12,6 +12,7 @@ use crate::input::one_of;
 use crate::store::listing::{Arg, Filters, Keyed, Order, Page};
 use crate::store::users::User;
 use crate::store::{Store, StoreError};
+use crate::time_limits::LIMIT_OF_JOB;
 
 /// The list's own filters (the page is apart); unknown ones are refused.
 #[derive(Debug, Default, Deserialize)]
@@ -55,6 +56,7 @@ fn row(r: &AnyRow) -> Result<JobRow, sqlx::Error> {
         template: r.try_get(12)?,
         project: r.try_get(13)?,
         estimated_start: r.try_get(14)?,
+        time_limit_s: r.try_get(15)?,
     })
 }
 
@@ -79,7 +81,7 @@ async fn read(store: &Store, filters: &mut Filters, page: &Page) -> Result<JobPa
     filters.page("j.id", page);
     let sql = format!(
         "SELECT j.id, j.name, g.name, j.gpus, j.state, j.reason, j.position, j.submitted_at, j.class, \
-         j.category, j.model, u.username, j.template_id, p.name, j.estimated_start FROM jobs j \
+         j.category, j.model, u.username, j.template_id, p.name, j.estimated_start, {LIMIT_OF_JOB} FROM jobs j \
          JOIN groups g ON g.id = j.group_id \
          JOIN users u ON u.id = j.submitted_by LEFT JOIN projects p ON p.id = j.project_id{} {} LIMIT {}",
         filters.sql(),

@@ -11,6 +11,7 @@ use crate::jobs::list::state_of;
 use crate::jobs::sandbox;
 use crate::store::users::User;
 use crate::store::{Store, StoreError};
+use crate::time_limits::LIMIT_OF_JOB;
 
 /// Why there is no receipt.
 #[derive(Debug, thiserror::Error)]
@@ -26,14 +27,15 @@ crate::store::from_sqlx!(ReceiptError);
 /// Job `id`'s receipt as `user` may read it.
 pub async fn receipt(store: &Store, user: &User, id: i64) -> Result<Receipt, ReceiptError> {
     let pool = &store.pool;
-    let job = sqlx::query(
+    let sql = format!(
         "SELECT j.id, j.name, g.name, j.gpus, j.state, j.reason, j.position, j.submitted_at, j.estimated_start, \
-         j.image, j.env, j.group_id FROM jobs j JOIN groups g ON g.id = j.group_id WHERE j.id = $1",
-    )
-    .bind(id)
-    .fetch_optional(pool)
-    .await?
-    .ok_or(ReceiptError::NoSuchJob(id))?;
+         j.image, j.env, j.group_id, {LIMIT_OF_JOB} FROM jobs j JOIN groups g ON g.id = j.group_id WHERE j.id = $1"
+    );
+    let job = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_optional(pool)
+        .await?
+        .ok_or(ReceiptError::NoSuchJob(id))?;
     let events =
         sqlx::query("SELECT at, kind, actor, policy, message FROM events WHERE job_id = $1 ORDER BY id")
             .bind(id)
@@ -63,6 +65,7 @@ pub async fn receipt(store: &Store, user: &User, id: i64) -> Result<Receipt, Rec
         position: job.try_get(6)?,
         submitted_at: job.try_get(7)?,
         estimated_start: job.try_get(8)?,
+        time_limit_s: job.try_get(12)?,
         image: job.try_get(9)?,
         env: sandbox::shown(env, user, job.try_get(11)?),
         events,

@@ -74,10 +74,10 @@ pub fn rank(class: &str) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn spec() -> Spec {
+    pub(crate) fn spec() -> Spec {
         Spec {
             name: "train".into(),
             command: "python train.py".into(),

@@ -1,6 +1,7 @@
 //! Submitting a job: a submission ([`Submit`]) is checked and resolved — the group it is
 //! for (Q6), its shape from a spec or a template (T1), its model, its project's grant
-//! (P2), the submitter's pending cap — and recorded with its tags and its "submitted"
+//! (P2), its time limit (P1: its class's default, or refused above the class's maximum),
+//! the submitter's pending cap — and recorded with its tags and its "submitted"
 //! event, together. The dry run (`jobs::dry_run`) checks the same way and writes nothing.
 
 use tidepool_api::jobs::{JobState, Submit, Submitted};
@@ -14,6 +15,7 @@ use crate::store::jobs::NewJob;
 use crate::store::users::User;
 use crate::store::{Store, StoreError};
 use crate::templates::{self, LaunchError};
+use crate::time_limits;
 
 /// Why a submission (or a dry run) is refused.
 #[derive(Debug, thiserror::Error)]
@@ -92,7 +94,11 @@ pub async fn prepare(store: &Store, user: &User, body: Submit, now: i64) -> Resu
         Some(id) => templates::launch_spec(store, id, group_id, body.name.as_deref()).await?,
         None => spec_of(body)?,
     };
+    let mut spec = spec;
     validate(&spec)?;
+    // Every job carries a limit: its own within its class's maximum, else the default (P1).
+    let limits = time_limits::of_class(store, &spec.class).await?;
+    time_limits::give(&mut spec, limits)?;
     known_model(store, &spec.model).await?;
     let project_id = crate::projects::admit(store, group_id, project.as_deref(), &spec, now).await?;
     Ok(Prepared { group_id, spec, project_id, template_id, tags })

@@ -95,6 +95,9 @@ pub async fn create(
     let group = acting_group(store, user, body.group.as_deref()).await?;
     let spec = spec_of(body)?;
     validate(&spec)?;
+    // A frozen limit above its class's maximum could never launch (P1). One left out
+    // stays out: each launch gets the class's default as it is then.
+    crate::time_limits::within(&spec, crate::time_limits::of_class(store, &spec.class).await?.1)?;
     known_model(store, &spec.model).await?;
     template_cap(store, bounds, group).await?;
     let id = insert(store, user, group, &spec, now).await?;

@@ -196,6 +196,11 @@ pub fn settings() -> Value {
     })
 }
 
+pub fn limits() -> Value {
+    let class = |c: &str, default_s, max_s| api::limits::ClassLimit { class: c.into(), default_s, max_s };
+    ex(api::limits::ClassLimits { classes: vec![class("experiment", 2 * 3600, 12 * 3600)] })
+}
+
 pub fn propose_suggestions() -> Value {
     ex(api::reviews::ProposeSuggestions { month: "2026-11".into() })
 }

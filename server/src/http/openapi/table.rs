@@ -239,6 +239,9 @@ pub const OPS: &[Op] = &[
     op("get", "/api/settings", "getSettings", 200, s::<api::settings::OrgSettings>),
     op("put", "/api/settings", "putSettings", 200, s::<api::settings::OrgSettings>)
         .body(s::<api::settings::OrgSettings>, ex::settings),
+    op("get", "/api/settings/limits", "getTimeLimits", 200, s::<api::limits::ClassLimits>),
+    op("put", "/api/settings/limits", "putTimeLimits", 200, s::<api::limits::ClassLimits>)
+        .body(s::<api::limits::ClassLimits>, ex::limits),
     op("get", "/api/reports", "listReports", 200, s::<api::reports::FrozenWeeks>),
     op("get", "/api/reports/weekly", "weeklyReport", 200, s::<api::reports::WeeklyReport>).query(WEEK_QUERY),
     op("get", "/api/reports/weekly.csv", "weeklyReportCsv", 200, s::<String>)
