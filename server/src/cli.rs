@@ -121,6 +121,10 @@ pub struct ServeArgs {
     /// The sender of the reports' mails (`Tidepool <reports@example.org>`).
     #[arg(long, requires = "smtp_server")]
     pub smtp_from: Option<String>,
+    /// Seconds between reminders of an open alert nobody has acknowledged (0: none). Alerts
+    /// are also mailed through `--smtp-server`, to recipients with an address.
+    #[arg(long, default_value_t = 4 * 3600, value_parser = clap::value_parser!(i64).range(0..))]
+    pub alert_repeat_s: i64,
 }
 
 #[derive(Debug, clap::Args)]

@@ -196,6 +196,13 @@ pub fn settings() -> Value {
     })
 }
 
+pub fn alert_settings() -> Value {
+    ex(api::alerts::AlertSettings {
+        webhook: Some("https://chat.example.org/hooks/tidepool".into()),
+        shape: api::alerts::WebhookShape::Chat,
+    })
+}
+
 pub fn propose_suggestions() -> Value {
     ex(api::reviews::ProposeSuggestions { month: "2026-11".into() })
 }
