@@ -590,6 +590,18 @@ pub enum ClientCommand {
         #[command(subcommand)]
         action: Option<LoanAction>,
     },
+    /// One's alerts, newest first, with the unread count; `ack ID` acknowledges one (no
+    /// more reminders), `read ID` marks one read.
+    #[command(after_help = CLIENT_EXIT_CODES)]
+    Alerts {
+        #[command(flatten)]
+        opts: ClientOpts,
+        /// Only the alerts not read yet.
+        #[arg(long)]
+        unread: bool,
+        #[command(subcommand)]
+        action: Option<AlertAction>,
+    },
     /// Print a shell completion script: `tidepool completions bash > /etc/bash_completion.d/tidepool`.
     Completions { shell: clap_complete::Shell },
     /// The weekly report of a group or the organisation, and the periodic reviews.
@@ -598,6 +610,15 @@ pub enum ClientCommand {
         #[command(subcommand)]
         what: ReportCommand,
     },
+}
+
+/// What `tidepool alerts` does to one alert.
+#[derive(Debug, Clone, Subcommand)]
+pub enum AlertAction {
+    /// Acknowledge an alert: it is read, and nobody is reminded of it again.
+    Ack { id: i64 },
+    /// Mark an alert read (for oneself only).
+    Read { id: i64 },
 }
 
 /// A job's shape, as flags (`submit`) or `#TIDEPOOL` lines (`sbatch`).

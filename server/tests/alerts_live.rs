@@ -3,7 +3,8 @@
 //! loopback, both started by the test. A grant that lapses within a week reaches the
 //! manager's and the admin's mailboxes and the webhook within one dispatch interval of
 //! its creation, the following cycles send nothing more, and the inbox shows it to the
-//! group's manager and the admin, not to another group's member.
+//! group's manager and the admin, not to another group's member; `tidepool alerts` lists
+//! and acknowledges it.
 
 mod common;
 
@@ -11,8 +12,9 @@ use std::time::Duration;
 
 use common::live::{call, free_port, login, serve, wait_for};
 use common::receivers::{SmtpServer, smtpd_python, webhook};
+use common::shell::Shell;
 use serde_json::json;
-use tidepool_api::alerts::{AlertNotice, Inbox};
+use tidepool_api::alerts::{Alert, AlertNotice, Inbox};
 
 /// Runs `sql` on the server's database (the test's way to give users addresses).
 async fn exec(url: &str, sql: &str) {
@@ -109,5 +111,24 @@ async fn a_lapsing_grant_is_mailed_and_posted_within_one_dispatch_interval() {
         assert_eq!(inbox(&addr, &other).alerts.len(), 0, "{engine}");
         assert_eq!(inbox(&addr, &lead).unread, 1, "{engine}");
         assert_eq!(inbox(&addr, &admin).alerts.len(), 1, "{engine}");
+
+        // `tidepool alerts` on the command line: the unread list, `ack ID`; another
+        // group's member is refused (exit 1) as if the alert did not exist.
+        let server = format!("http://{addr}");
+        for (who, home) in [("vision-lead", "lead"), ("speech-dev", "other")] {
+            let sh = Shell::in_dir(&dir.join(home));
+            let out = sh.run(&["login", "--server", &server, "-u", who], "demo-password\n");
+            assert!(out.status.success(), "{engine}: login {who}");
+        }
+        let (sh, other_sh) = (Shell::in_dir(&dir.join("lead")), Shell::in_dir(&dir.join("other")));
+        let listed = sh.ok(&["alerts", "--unread"]);
+        assert!(listed.starts_with("1 unread") && listed.contains("grant-lapsing"), "{engine}: {listed}");
+        let id = alert.id.to_string();
+        let (_, err) = other_sh.expect(1, &["alerts", "ack", &id]);
+        assert!(err.contains(&format!("no alert {id}")), "{engine}: {err}");
+        let acked: Alert =
+            serde_json::from_str(&sh.ok(&["alerts", "--format", "json", "ack", &id])).expect("an Alert");
+        assert_eq!(acked.acknowledged_by.as_deref(), Some("vision-lead"), "{engine}");
+        assert!(sh.ok(&["alerts", "--unread"]).starts_with("0 unread"), "{engine}");
     }
 }
