@@ -4,6 +4,7 @@
 
 mod api;
 mod cluster;
+mod inbox;
 mod job;
 mod loans;
 mod policies;
@@ -33,10 +34,11 @@ enum Page {
     Policies,
     Records,
     Reports,
+    Inbox,
 }
 
 impl Page {
-    const ALL: [Page; 9] = [
+    const ALL: [Page; 10] = [
         Page::Cluster,
         Page::Queue,
         Page::Templates,
@@ -46,6 +48,7 @@ impl Page {
         Page::Policies,
         Page::Records,
         Page::Reports,
+        Page::Inbox,
     ];
 
     fn title(self) -> &'static str {
@@ -59,6 +62,7 @@ impl Page {
             Page::Policies => "Policies",
             Page::Records => "Records",
             Page::Reports => "Reports",
+            Page::Inbox => "Inbox",
         }
     }
 
@@ -91,6 +95,7 @@ fn App() -> impl IntoView {
         });
     }
     let page = RwSignal::new(Page::Cluster);
+    provide_context(inbox::Unread(RwSignal::new(0)));
     view! {
         <Show when=move || session.me.get().is_some() fallback=move || view! { <Login/> }>
             <header>
@@ -109,6 +114,7 @@ fn App() -> impl IntoView {
                                         on:click=move |_| page.set(p)
                                     >
                                         {p.title()}
+                                        {(p == Page::Inbox).then(|| view! { " " <inbox::UnreadBadge/> })}
                                     </button>
                                 }
                             })
@@ -132,6 +138,7 @@ fn App() -> impl IntoView {
                     Page::Policies => policies::PoliciesPage().into_any(),
                     Page::Records => records::RecordsPage().into_any(),
                     Page::Reports => reports::ReportsPage().into_any(),
+                    Page::Inbox => inbox::InboxPage().into_any(),
                 }}
             </main>
             <Show when=move || session.expired.get()>

@@ -66,10 +66,13 @@ pub struct Evaluated {
     pub queued: usize,
 }
 
+/// Group → (name, mean wait in seconds, jobs started) over four weeks (the wait rule's baseline).
+pub type Baseline = HashMap<i64, (String, f64, i64)>;
+
 /// The leader's evaluator: its settings, and the wait baseline read once an hour.
 pub struct Evaluator {
     pub config: AlertConfig,
-    baseline: tokio::sync::Mutex<Option<(i64, HashMap<i64, (String, f64, i64)>)>>,
+    baseline: tokio::sync::Mutex<Option<(i64, Baseline)>>,
 }
 
 impl Evaluator {

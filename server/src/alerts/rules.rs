@@ -168,10 +168,7 @@ async fn waits(store: &Store, evaluator: &Evaluator, now: i64) -> Result<Vec<Con
 }
 
 /// Group → (name, mean wait in seconds, jobs started) over the four weeks before `hour`.
-pub(super) async fn read_baseline(
-    store: &Store,
-    hour: i64,
-) -> Result<HashMap<i64, (String, f64, i64)>, AlertError> {
+pub(super) async fn read_baseline(store: &Store, hour: i64) -> Result<super::Baseline, AlertError> {
     let rows = sqlx::query(
         "SELECT u.group_id, g.name, CAST(SUM(u.wait_s) AS BIGINT), CAST(SUM(u.jobs_started) AS BIGINT) \
          FROM usage_hours u JOIN groups g ON g.id = u.group_id WHERE u.hour >= $1 AND u.hour < $2 \
