@@ -1,7 +1,8 @@
 //! The alert rules on the records (O2, R2, D1), both engines: policy faults and an open
 //! circuit from the event log, a lost node, an idle allocation's notice, a pool whose
 //! held GPUs sit idle, and a group's waits far above its own four-week baseline are each
-//! raised once, to the right people, and resolved when their condition ends.
+//! raised once, to the right people, repeated while nobody acknowledges them, and
+//! resolved when their condition ends.
 
 mod common;
 
@@ -103,7 +104,7 @@ async fn each_rule_is_raised_once_for_the_right_people_and_resolved_when_it_ends
         )
         .await;
 
-        let evaluator = Evaluator::new(AlertConfig::default());
+        let evaluator = Evaluator::new(AlertConfig { repeat_s: 600, ..AlertConfig::default() });
         let e = evaluator.evaluate(store, t).await.expect("evaluate");
         assert_eq!(e.raised, 6, "{engine}");
         let admin = app.token("admin", "admin-pw").await;
@@ -145,6 +146,8 @@ async fn each_rule_is_raised_once_for_the_right_people_and_resolved_when_it_ends
             ["idle-notice", "policy-circuit-open", "policy-fault"],
             "{engine}"
         );
+        // Unacknowledged, the lingering ones are repeated too (an event's alert as a state's).
+        assert_eq!(evaluator.evaluate(store, t + 700).await.expect("evaluate").repeated, 3, "{engine}");
         evaluator.evaluate(store, t + 5 + 3600).await.expect("evaluate");
         assert!(rules(&inbox(&app, &admin).await).is_empty(), "{engine}");
     }

@@ -16,7 +16,7 @@ pub mod settings;
 use std::collections::HashMap;
 
 use sqlx::Row;
-use tidepool_core::alerts::{Open, Severity, reconcile, repeat_due};
+use tidepool_core::alerts::{Audience, Open, Severity, reconcile, repeat_due};
 
 use crate::access::AccessError;
 use crate::input::Invalid;
@@ -69,6 +69,16 @@ pub struct Evaluated {
 /// Group → (name, mean wait in seconds, jobs started) over four weeks (the wait rule's baseline).
 pub type Baseline = HashMap<i64, (String, f64, i64)>;
 
+/// An open alert as stored: what its repeats need.
+struct Stored {
+    severity: Severity,
+    acked: bool,
+    sent_at: i64,
+    rounds: i64,
+    group: Option<i64>,
+    audience: Audience,
+}
+
 /// The leader's evaluator: its settings, and the wait baseline read once an hour.
 pub struct Evaluator {
     pub config: AlertConfig,
@@ -101,19 +111,28 @@ impl Evaluator {
     pub async fn evaluate(&self, store: &Store, now: i64) -> Result<Evaluated, AlertError> {
         let found = rules::find(store, self, now).await?;
         let rows = sqlx::query(
-            "SELECT id, dedup_key, last_seen_at, linger_s, severity, acknowledged_at, sent_at, rounds \
-             FROM alerts WHERE resolved_at IS NULL ORDER BY id",
+            "SELECT id, dedup_key, last_seen_at, linger_s, severity, acknowledged_at, sent_at, rounds, group_id, \
+             audience FROM alerts WHERE resolved_at IS NULL ORDER BY id",
         )
         .fetch_all(&store.pool)
         .await?;
         let mut open = Vec::new();
-        let mut state = HashMap::new();
+        let mut state = std::collections::BTreeMap::new();
         for r in &rows {
             let id: i64 = r.try_get(0)?;
             open.push(Open { id, key: r.try_get(1)?, last_seen_at: r.try_get(2)?, linger_s: r.try_get(3)? });
             let severity = Severity::parse(&r.try_get::<String, _>(4)?).unwrap_or(Severity::Warning);
             let acked = r.try_get::<Option<i64>, _>(5)?.is_some();
-            state.insert(id, (severity, acked, r.try_get::<i64, _>(6)?, r.try_get::<i64, _>(7)?));
+            let audience = Audience::parse(&r.try_get::<String, _>(9)?).unwrap_or(Audience::Admins);
+            let stored = Stored {
+                severity,
+                acked,
+                sent_at: r.try_get(6)?,
+                rounds: r.try_get(7)?,
+                group: r.try_get(8)?,
+                audience,
+            };
+            state.insert(id, stored);
         }
         let changes = reconcile(&open, found, now);
         let recipients = queue::Recipients::read(store, &self.config).await?;
@@ -151,17 +170,26 @@ impl Evaluator {
                 .bind(id)
                 .execute(&mut *tx)
                 .await?;
-            let Some((_, acked, sent_at, rounds)) = state.get(id) else { continue };
-            if repeat_due(c.severity, *acked, *sent_at, now, self.config.repeat_s) {
-                sqlx::query("UPDATE alerts SET sent_at = $1, rounds = $2 WHERE id = $3")
-                    .bind(now)
-                    .bind(rounds + 1)
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await?;
-                done.repeated += 1;
-                done.queued += recipients.queue(&mut tx, *id, rounds + 1, c.group, c.audience, now).await?;
+            if let Some(stored) = state.get_mut(id) {
+                stored.severity = c.severity;
             }
+        }
+        // Every open alert nobody acknowledged is told again each `repeat_s`, whether
+        // found this time (a state) or lingering (an event's).
+        for (id, a) in &state {
+            if changes.resolve.contains(id)
+                || !repeat_due(a.severity, a.acked, a.sent_at, now, self.config.repeat_s)
+            {
+                continue;
+            }
+            sqlx::query("UPDATE alerts SET sent_at = $1, rounds = $2 WHERE id = $3")
+                .bind(now)
+                .bind(a.rounds + 1)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            done.repeated += 1;
+            done.queued += recipients.queue(&mut tx, *id, a.rounds + 1, a.group, a.audience, now).await?;
         }
         for id in &changes.resolve {
             sqlx::query("UPDATE alerts SET resolved_at = $1 WHERE id = $2")
