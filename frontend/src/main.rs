@@ -4,6 +4,7 @@
 
 mod api;
 mod cluster;
+mod inbox;
 mod job;
 mod limits;
 mod loans;
@@ -34,10 +35,11 @@ enum Page {
     Policies,
     Records,
     Reports,
+    Inbox,
 }
 
 impl Page {
-    const ALL: [Page; 9] = [
+    const ALL: [Page; 10] = [
         Page::Cluster,
         Page::Queue,
         Page::Templates,
@@ -47,6 +49,7 @@ impl Page {
         Page::Policies,
         Page::Records,
         Page::Reports,
+        Page::Inbox,
     ];
 
     fn title(self) -> &'static str {
@@ -60,6 +63,7 @@ impl Page {
             Page::Policies => "Policies",
             Page::Records => "Records",
             Page::Reports => "Reports",
+            Page::Inbox => "Inbox",
         }
     }
 
@@ -92,6 +96,7 @@ fn App() -> impl IntoView {
         });
     }
     let page = RwSignal::new(Page::Cluster);
+    provide_context(inbox::Unread(RwSignal::new(0)));
     view! {
         <Show when=move || session.me.get().is_some() fallback=move || view! { <Login/> }>
             <header>
@@ -110,6 +115,7 @@ fn App() -> impl IntoView {
                                         on:click=move |_| page.set(p)
                                     >
                                         {p.title()}
+                                        {(p == Page::Inbox).then(|| view! { " " <inbox::UnreadBadge/> })}
                                     </button>
                                 }
                             })
@@ -133,6 +139,7 @@ fn App() -> impl IntoView {
                     Page::Policies => policies::PoliciesPage().into_any(),
                     Page::Records => records::RecordsPage().into_any(),
                     Page::Reports => reports::ReportsPage().into_any(),
+                    Page::Inbox => inbox::InboxPage().into_any(),
                 }}
             </main>
             <Show when=move || session.expired.get()>

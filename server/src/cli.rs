@@ -125,6 +125,10 @@ pub struct ServeArgs {
     /// more); else TIDEPOOL_METRICS_TOKEN. Without one, only callers on loopback may scrape.
     #[arg(long)]
     pub metrics_token: Option<String>,
+    /// Seconds between reminders of an open alert nobody has acknowledged (0: none). Alerts
+    /// are also mailed through `--smtp-server`, to recipients with an address.
+    #[arg(long, default_value_t = 4 * 3600, value_parser = clap::value_parser!(i64).range(0..))]
+    pub alert_repeat_s: i64,
 }
 
 #[derive(Debug, clap::Args)]
@@ -590,6 +594,18 @@ pub enum ClientCommand {
         #[command(subcommand)]
         action: Option<LoanAction>,
     },
+    /// One's alerts, newest first, with the unread count; `ack ID` acknowledges one (no
+    /// more reminders), `read ID` marks one read.
+    #[command(after_help = CLIENT_EXIT_CODES)]
+    Alerts {
+        #[command(flatten)]
+        opts: ClientOpts,
+        /// Only the alerts not read yet.
+        #[arg(long)]
+        unread: bool,
+        #[command(subcommand)]
+        action: Option<AlertAction>,
+    },
     /// Print a shell completion script: `tidepool completions bash > /etc/bash_completion.d/tidepool`.
     Completions { shell: clap_complete::Shell },
     /// The weekly report of a group or the organisation, and the periodic reviews.
@@ -598,6 +614,15 @@ pub enum ClientCommand {
         #[command(subcommand)]
         what: ReportCommand,
     },
+}
+
+/// What `tidepool alerts` does to one alert.
+#[derive(Debug, Clone, Subcommand)]
+pub enum AlertAction {
+    /// Acknowledge an alert: it is read, and nobody is reminded of it again.
+    Ack { id: i64 },
+    /// Mark an alert read (for oneself only).
+    Read { id: i64 },
 }
 
 /// A job's shape, as flags (`submit`) or `#TIDEPOOL` lines (`sbatch`).

@@ -20,6 +20,8 @@ pub mod accounts;
 pub mod admin;
 /// `tidepool agent`: a node's jobs, run as the server says.
 pub mod agent;
+/// Alerts (O2): rules evaluated after each cycle, the inbox, mail and webhook delivery.
+pub mod alerts;
 /// `tidepool bench`: timing the dispatch cycle.
 pub mod bench;
 /// `tidepool bench agents`: many agents syncing against one server.

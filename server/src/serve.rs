@@ -69,6 +69,7 @@ async fn dispatch_loop(
     desk: Arc<PolicyDesk>,
     wake: Arc<tokio::sync::Notify>,
     every: Duration,
+    alerts: Arc<tokio::sync::Notify>,
 ) {
     let mut pruned_at = 0;
     let mut rolled_at = 0;
@@ -102,6 +103,10 @@ async fn dispatch_loop(
             }
             Ok(_) | Err(DispatchError::NotLeader(_)) => {}
             Err(e) => tracing::error!(error = %e, "dispatch cycle"),
+        }
+        // Alerts (O2) are evaluated and sent on their own task after each leading cycle.
+        if leading {
+            alerts.notify_one();
         }
         // The usage roll-up (V4), once a minute on the leader (a cycle that ran).
         if leading && now - rolled_at >= 60 {
@@ -159,6 +164,33 @@ fn metrics_token(args: &ServeArgs) -> Result<Option<Arc<str>>, String> {
         }
         t => Ok(t.map(Arc::from)),
     }
+}
+
+/// The alerts task (O2): woken after each leading cycle; mail when `--smtp-server` is set.
+fn alert_delivery(
+    store: Store,
+    args: &ServeArgs,
+    holder: String,
+    wake: Arc<tokio::sync::Notify>,
+) -> Result<impl std::future::Future<Output = ()> + use<>, String> {
+    let smtp = match (&args.smtp_server, &args.smtp_from) {
+        (Some(server), Some(from)) => Some(crate::reports::mail::Smtp::parse(server, from)?),
+        _ => None,
+    };
+    let config = crate::alerts::AlertConfig {
+        repeat_s: args.alert_repeat_s,
+        mail: smtp.is_some(),
+        ..crate::alerts::AlertConfig::default()
+    };
+    let evaluator = crate::alerts::Evaluator::new(config);
+    let outbox = crate::alerts::deliver::Outbox { smtp, http: reqwest::Client::new() };
+    let lease = Arc::new(Lease { holder, ttl_s: 0 });
+    let leader_store = store.clone();
+    let tick = Duration::from_secs(2);
+    Ok(crate::alerts::deliver::run(store, evaluator, outbox, wake, tick, move |now| {
+        let (lease, store) = (lease.clone(), leader_store.clone());
+        async move { lease.holds(&store, now).await.unwrap_or(false) }
+    }))
 }
 
 pub fn run(args: &ServeArgs) -> Result<String, String> {
@@ -237,8 +269,10 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
     dispatcher.fleet = Some(fleet);
     dispatcher.config.min_runtime_s = args.min_runtime_s;
     let every = Duration::from_secs(args.dispatch_interval_s.max(1));
-    tokio::spawn(dispatch_loop(dispatcher, desk.clone(), wake, every));
-    tokio::spawn(report_delivery(state.store.clone(), args, lease_holder)?);
+    let alerts = Arc::new(tokio::sync::Notify::new());
+    tokio::spawn(dispatch_loop(dispatcher, desk.clone(), wake, every, alerts.clone()));
+    tokio::spawn(report_delivery(state.store.clone(), args, lease_holder.clone())?);
+    tokio::spawn(alert_delivery(state.store.clone(), args, lease_holder, alerts)?);
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;

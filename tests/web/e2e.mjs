@@ -1,7 +1,7 @@
 // The web app in a real browser (the machine's Chromium, headless), against a real
 // `tidepool serve` on loopback with its demo organisation. Each flow checks what a person
 // sees and, where a role must not act, that the API refuses it too. MISSION Q6, T1, B1,
-// B2, O1, V1, and the Reports page: A5, O4, V4, Q3, Q5, T3.
+// B2, O1, O2, V1, and the Reports page: A5, O4, V4, Q3, Q5, T3.
 //
 // TIDEPOOL_WEB_FLOWS picks the flows: `all` (the default), `base` (those that need no
 // report, usage, review or settings routes: a server without them still passes) or
@@ -68,7 +68,8 @@ async function signIn(username, password) {
   return page;
 }
 const go = (page, title) => page.click(`nav button[data-page="${title}"]`);
-const pages = async (page) => page.$$eval('nav button', (bs) => bs.map((b) => b.textContent));
+// By their data-page: a button's text may carry a badge (the Inbox's unread count).
+const pages = async (page) => page.$$eval('nav button', (bs) => bs.map((b) => b.dataset.page));
 
 let failed = 0;
 // `needs: 'reports'`: the flow reads the report, usage, review or settings routes.
@@ -230,6 +231,30 @@ try {
     await member.waitForSelector('#my-jobs');
     assert.equal(await member.locator('#group-jobs').count(), 0, 'members see their own jobs, not the group view');
     await api('POST', `/api/jobs/${made.body.id}/cancel`, dev);
+  });
+
+  await flow('an alert reaches the inbox with an unread badge; a recipient acknowledges it, another group never sees it (O2)', async () => {
+    const lead = await token('vision-lead', 'demo-password');
+    const expires_at = Math.floor(Date.now() / 1000) + 2 * 86400;
+    assert.equal((await api('POST', '/api/projects', lead, { name: 'inbox-flow', class: 'critical', expires_at })).status, 201);
+    const alert = await until('the lapsing grant\'s alert', async () =>
+      (await api('GET', '/api/alerts', lead)).body.alerts.find((a) => a.subject === 'project inbox-flow'));
+    const unread = async (page) => ((await page.locator('#unread-badge').count())
+      ? Number(await page.getAttribute('#unread-badge', 'data-unread')) : 0);
+    const m = await signIn('vision-lead', 'demo-password');
+    const before = await until('the unread badge', async () => { const n = await unread(m); return n >= 1 && n; });
+    await go(m, 'Inbox');
+    await m.click(`tr[data-alert="${alert.id}"] button.ack`);
+    await m.waitForSelector(`tr[data-alert="${alert.id}"] td.state:has-text("acknowledged")`);
+    const after = (await api('GET', '/api/alerts', lead)).body.alerts.find((a) => a.id === alert.id);
+    assert.equal(after.acknowledged_by, 'vision-lead');
+    await until('the badge to count one fewer', async () => (await unread(m)) === before - 1);
+    const s = await signIn('speech-dev', 'demo-password');
+    await go(s, 'Inbox');
+    await s.waitForSelector('#inbox');
+    await until('the inbox to load', async () => (await s.locator('main p.muted:has-text("Loading…")').count()) === 0);
+    assert.equal(await s.locator(`tr[data-alert="${alert.id}"]`).count(), 0, "another group's member");
+    assert.equal((await api('POST', `/api/alerts/${alert.id}/ack`, await token('speech-dev', 'demo-password'))).status, 404);
   });
 
   await flow("a manager renews the group's project grant before it lapses (P2)", async () => {

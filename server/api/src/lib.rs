@@ -6,6 +6,8 @@
 //! Responses are read with `deny_unknown_fields` where the shape is closed, so the
 //! round-trip test (`server/tests/api_types.rs`) notices any drift.
 
+/// Alerts: the inbox, acknowledgements, the alert webhook and its bodies.
+pub mod alerts;
 /// Signing in and out, and the signed-in user.
 pub mod auth;
 /// Configuration changes under two-person review.

@@ -34,6 +34,9 @@ pub struct LoggedEvent {
 pub struct EventDetail {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loan: Option<i64>,
+    /// An alert raised, resolved or acknowledged (O2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alert: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

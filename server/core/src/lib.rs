@@ -1,6 +1,8 @@
 //! Tidepool's scheduling core: pure (no I/O, no clock, no async runtime), so the live
 //! dispatcher, the trace simulator and the tests all drive the very same decisions.
 
+/// Alert rules (O2): thresholds, de-duplication keys, recipients, repeats and retries.
+pub mod alerts;
 /// Checkpoint arithmetic for resumed segments (D4).
 pub mod checkpoint;
 /// The dispatch cycle, `plan()`, and what it returns.

@@ -4,6 +4,7 @@
 //! 3 not signed in or the session expired, 4 the server cannot be reached.
 
 mod account;
+mod alerts;
 mod http;
 mod jobs;
 mod loans;
@@ -106,6 +107,7 @@ async fn dispatch(command: &ClientCommand) -> Outcome {
         C::Quota { opts, group } => views::quota(opts, group.as_deref()).await,
         C::Nodes { opts } => views::nodes(opts).await,
         C::Loans { opts, action } => loans::loans(opts, action.as_ref()).await,
+        C::Alerts { opts, unread, action } => alerts::alerts(opts, *unread, action.as_ref()).await,
         C::Completions { .. } => Ok(()),
         C::Report { what: ReportCommand::Weekly { server, format, group, week } } => {
             report::weekly(server, *format, group.as_deref(), week.as_deref()).await

@@ -292,6 +292,18 @@ impl From<crate::settings::SettingsError> for ApiError {
     }
 }
 
+impl From<crate::alerts::AlertError> for ApiError {
+    fn from(e: crate::alerts::AlertError) -> Self {
+        use crate::alerts::AlertError;
+        match e {
+            AlertError::NotFound(_) => ApiError::NotFound(e.to_string()),
+            AlertError::Access(e) => e.into(),
+            AlertError::Invalid(e) => e.into(),
+            AlertError::Store(e) => e.into(),
+        }
+    }
+}
+
 impl From<crate::reports::ReportError> for ApiError {
     fn from(e: crate::reports::ReportError) -> Self {
         use crate::reports::ReportError;

@@ -4,6 +4,7 @@
 
 mod accounts;
 pub mod agent;
+mod alerts;
 pub mod auth;
 mod changes;
 mod cluster;
@@ -296,6 +297,26 @@ pub const ROUTES: &[Route] = &[
         "One week's report of a group (one's own) or the organisation",
     ),
     route("get", "/api/reports/weekly.csv", SignedIn, "The weekly report's tables as CSV sections"),
+    route(
+        "get",
+        "/api/alerts",
+        SignedIn,
+        "One's alerts, newest first, and how many are unread (?unread=true)",
+    ),
+    route("post", "/api/alerts/{id}/read", SignedIn, "Mark one of one's alerts read"),
+    route(
+        "post",
+        "/api/alerts/{id}/ack",
+        SignedIn,
+        "Acknowledge one of one's alerts: read, and no more reminders to anyone",
+    ),
+    route("get", "/api/alerts/settings", Admin, "The alert webhook: its URL and body shape"),
+    json(route(
+        "put",
+        "/api/alerts/settings",
+        Admin,
+        "Set the alert webhook (JSON notices or chat messages)",
+    )),
     route("get", "/api/reviews/quotas", SignedIn, "The monthly quota review with suggested guarantees"),
     json(route(
         "post",
@@ -379,6 +400,10 @@ pub fn app(state: AppState) -> Router {
         .route("/api/reports", get(reports::list))
         .route("/api/reports/weekly", get(reports::weekly))
         .route("/api/reports/weekly.csv", get(reports::weekly_csv))
+        .route("/api/alerts", get(alerts::list))
+        .route("/api/alerts/{id}/read", post(alerts::read))
+        .route("/api/alerts/{id}/ack", post(alerts::acknowledge))
+        .route("/api/alerts/settings", get(alerts::get_settings).put(alerts::put_settings))
         .route("/api/reviews/quotas", get(reviews::quotas))
         .route("/api/reviews/quotas/propose", post(reviews::propose))
         .route("/api/reviews/idle", get(reviews::idle))

@@ -113,10 +113,30 @@ pub async fn send_mail(smtp: &Smtp, to: &str, report: &WeeklyReport) -> Result<(
     transport.send(message).await.map(|_| ()).map_err(|e| format!("SMTP: {e}"))
 }
 
-/// POSTs `report` as JSON to `url`; an answer other than 2xx is a failure.
-pub async fn post_webhook(http: &reqwest::Client, url: &str, report: &WeeklyReport) -> Result<(), String> {
+/// Mails a plain text (an alert) to `to`.
+pub async fn send_text(smtp: &Smtp, to: &str, subject: &str, text: String) -> Result<(), String> {
+    let to: Mailbox = to.parse().map_err(|e| format!("`{to}` is not an address: {e}"))?;
+    let message = Message::builder()
+        .from(smtp.from.clone())
+        .to(to)
+        .subject(subject)
+        .singlepart(SinglePart::plain(text))
+        .map_err(|e| format!("cannot build the mail: {e}"))?;
+    let transport = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(&smtp.host)
+        .port(smtp.port)
+        .timeout(Some(TIMEOUT))
+        .build();
+    transport.send(message).await.map(|_| ()).map_err(|e| format!("SMTP: {e}"))
+}
+
+/// POSTs `body` (a report, an alert) as JSON to `url`; an answer other than 2xx is a failure.
+pub async fn post_webhook<T: serde::Serialize>(
+    http: &reqwest::Client,
+    url: &str,
+    body: &T,
+) -> Result<(), String> {
     let answer =
-        http.post(url).timeout(TIMEOUT).json(report).send().await.map_err(|e| format!("webhook: {e}"))?;
+        http.post(url).timeout(TIMEOUT).json(body).send().await.map_err(|e| format!("webhook: {e}"))?;
     if answer.status().is_success() {
         Ok(())
     } else {

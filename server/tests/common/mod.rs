@@ -10,6 +10,7 @@ use serde_json::Value;
 pub mod api;
 pub mod live;
 pub mod policies;
+pub mod receivers;
 pub mod shell;
 pub mod typed;
 

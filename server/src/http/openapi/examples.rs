@@ -201,6 +201,13 @@ pub fn limits() -> Value {
     ex(api::limits::ClassLimits { classes: vec![class("experiment", 2 * 3600, 12 * 3600)] })
 }
 
+pub fn alert_settings() -> Value {
+    ex(api::alerts::AlertSettings {
+        webhook: Some("https://chat.example.org/hooks/tidepool".into()),
+        shape: api::alerts::WebhookShape::Chat,
+    })
+}
+
 pub fn propose_suggestions() -> Value {
     ex(api::reviews::ProposeSuggestions { month: "2026-11".into() })
 }

@@ -247,6 +247,16 @@ pub const OPS: &[Op] = &[
     op("get", "/api/reports/weekly.csv", "weeklyReportCsv", 200, s::<String>)
         .query(WEEK_QUERY)
         .media("text/csv"),
+    op("get", "/api/alerts", "listAlerts", 200, s::<api::alerts::Inbox>).query(&[q(
+        "unread",
+        "boolean",
+        "Only the alerts not read yet",
+    )]),
+    op("post", "/api/alerts/{id}/read", "readAlert", 200, s::<api::alerts::Alert>),
+    op("post", "/api/alerts/{id}/ack", "acknowledgeAlert", 200, s::<api::alerts::Alert>),
+    op("get", "/api/alerts/settings", "getAlertSettings", 200, s::<api::alerts::AlertSettings>),
+    op("put", "/api/alerts/settings", "putAlertSettings", 200, s::<api::alerts::AlertSettings>)
+        .body(s::<api::alerts::AlertSettings>, ex::alert_settings),
     op("get", "/api/reviews/quotas", "quotaReview", 200, s::<api::reviews::QuotaReview>).query(MONTH_QUERY),
     op(
         "post",
