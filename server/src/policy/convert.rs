@@ -145,13 +145,16 @@ pub fn allocations(running: &[core::Allocation], now: Time) -> t::Allocations {
     c
 }
 
-/// Quota rows and active loans with what running jobs use of them.
+/// Quota rows and active loans with what running jobs use of them. A budget's spend
+/// includes what running jobs still hold of it (Q3), so a module's own ledger, rebuilt
+/// from these rows, checks budgets exactly as the cycle does.
 pub fn quotas_and_loans(snap: &Snapshot, ledger: &Ledger) -> (Vec<t::Quota>, Vec<t::Loan>) {
     let quotas = snap
         .quotas
         .iter()
+        .enumerate()
         .zip(ledger.row_usage())
-        .map(|(q, (own, borrowed))| t::Quota {
+        .map(|((row, q), (own, borrowed))| t::Quota {
             group: q.group.0,
             model: u32::from(q.model.0),
             category: category(q.category),
@@ -159,7 +162,7 @@ pub fn quotas_and_loans(snap: &Snapshot, ledger: &Ledger) -> (Vec<t::Quota>, Vec
             borrow_limit: q.borrow_limit,
             lend_limit: q.lend_limit,
             budget_gpu_h: q.budget_gpu_h,
-            spent_gpu_h: q.spent_gpu_h,
+            spent_gpu_h: ledger.budget_of_row(row).map_or(q.spent_gpu_h, |(_, committed)| committed),
             used_own: own,
             used_borrowed: borrowed,
         })
