@@ -246,6 +246,17 @@ pub fn tables(r: &WeeklyReport) -> Vec<Table> {
     vec![totals, usage, days, guarantees, waits, reasons, loans, outcomes, budgets, hours_table, change]
 }
 
+/// The change in whole percent, signed; blank from zero, and "0" (never "-0") when it rounds away.
+fn percent_change(before: f64, now: f64) -> String {
+    if before == 0.0 {
+        return String::new();
+    }
+    match ((now - before) / before * 100.0).round() {
+        0.0 => "0".into(),
+        p => format!("{p:+.0}"),
+    }
+}
+
 /// This week, the previous one and the change in percent (blank when the previous is 0).
 fn change_rows(r: &WeeklyReport) -> Vec<Vec<String>> {
     let Some(p) = &r.previous else { return Vec::new() };
@@ -258,8 +269,7 @@ fn change_rows(r: &WeeklyReport) -> Vec<Vec<String>> {
     ]
     .into_iter()
     .map(|(name, now, before, f)| {
-        let pct =
-            if before != 0.0 { format!("{:+.0}", (now - before) / before * 100.0) } else { String::new() };
+        let pct = percent_change(before, now);
         vec![name.to_string(), f(now), f(before), pct]
     })
     .collect()
@@ -324,6 +334,8 @@ mod tests {
         assert_eq!(t.rows[1], ["cost", "75.00", "0.00", ""]);
         assert_eq!(t.rows[2][3], "-50");
         assert_eq!(t.rows[3], ["p95 wait (s)", "200", "100", "+100"]);
+        // A change that rounds away reads "0", never "-0".
+        assert_eq!((percent_change(74.8, 74.7), percent_change(100.0, 100.4)), ("0".into(), "0".into()));
         r.previous = None;
         assert!(find(&r, "change").rows.is_empty());
         r.group = None;

@@ -14,7 +14,7 @@ use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::live::{Proc, call, free_port, login, serve, wait_for};
+use common::live::{call, free_port, lab_agent, login, serve, wait_for};
 use serde_json::json;
 
 const TOKEN: &str = "scrape-token-for-the-test";
@@ -100,40 +100,10 @@ fn live(engine: &str, database: Option<&str>, token: Option<&str>) {
     }
     let _server = serve(&dir, &addr, database, &flags);
     let admin = login(&addr, "admin", "admin-pw");
-    call(
-        &addr,
-        "POST",
-        "/api/users",
-        &admin,
-        Some(json!({ "username": "admin2", "password": "admin2-pw", "role": "admin" })),
-    );
-    let admin2 = login(&addr, "admin2", "admin2-pw");
     // Vision: 4 T4s guaranteed, a budget of 100 GPU-hours a month.
     let change = json!({ "group": "vision", "model": "T4", "category": "training", "guaranteed": 4,
         "budget_gpu_h": 100.0, "why": "the lab's T4s" });
-    let id = call(&addr, "PUT", "/api/quotas", &admin, Some(change))["change"].clone();
-    call(&addr, "POST", &format!("/api/changes/{id}/approve"), &admin2, Some(json!({ "note": "ok" })));
-    let node = call(&addr, "POST", "/api/nodes/tokens", &admin, Some(json!({ "node": "lab-0" })));
-    let agent = Command::new(env!("CARGO_BIN_EXE_tidepool"))
-        .args(["agent", "--server", &format!("http://{addr}"), "--fake-gpus", "4xT4", "--pool", "lab"])
-        .args([
-            "--wait-s",
-            "1",
-            "--state-dir",
-            &format!("{dir}/agent"),
-            "--checkpoint-root",
-            &format!("{dir}/ckpt"),
-        ])
-        .env("TIDEPOOL_NODE_TOKEN", node["token"].as_str().unwrap())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("agent starts");
-    let _agent = Proc(agent);
-    wait_for(30, "the agent's node", || {
-        let pools = call(&addr, "GET", "/api/pools", &admin, None);
-        pools["pools"].as_array().unwrap().iter().any(|p| p["pool"] == "lab" && p["gpus"] == 4).then_some(())
-    });
+    let _agent = lab_agent(&addr, &dir, &admin, change);
 
     // One job holds 2 GPUs and leaves them idle; three of 4 GPUs each cannot fit and wait.
     let dev = login(&addr, "vision-dev", "demo-password");

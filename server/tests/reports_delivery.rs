@@ -7,124 +7,19 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
 use axum::http::StatusCode;
 use common::api::{TestApp, engines};
+use common::live::free_port;
+use common::receivers::{SmtpServer, smtpd_python, webhook};
 use sqlx::Row;
 use tidepool::reports::delivery::{Outbox, PassSummary, pass};
 use tidepool::reports::mail::Smtp;
 use tidepool_api::reports::WeeklyReport;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Monday 2026-11-23 00:00 UTC: the start of 2026-W48.
 const W48: i64 = 1_795_392_000;
 const H: i64 = 3600;
 const DAY: i64 = 86_400;
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("addr").port()
-}
-
-/// aiosmtpd storing each message it accepts in a maildir.
-struct SmtpServer {
-    child: Child,
-    port: u16,
-    maildir: PathBuf,
-}
-
-impl SmtpServer {
-    async fn start(python: &str, dir: &Path) -> SmtpServer {
-        let port = free_port();
-        let maildir = dir.join("maildir");
-        let mut child = Command::new(python)
-            .args([
-                "-m",
-                "aiosmtpd",
-                "-n",
-                "-l",
-                &format!("127.0.0.1:{port}"),
-                "-c",
-                "aiosmtpd.handlers.Mailbox",
-            ])
-            .arg(&maildir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("aiosmtpd starts");
-        for _ in 0..200 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-                return SmtpServer { child, port, maildir };
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("aiosmtpd did not listen on {port}");
-    }
-
-    /// The messages received, as text.
-    fn mails(&self) -> Vec<String> {
-        let Ok(entries) = std::fs::read_dir(self.maildir.join("new")) else { return vec![] };
-        entries.map(|e| std::fs::read_to_string(e.expect("entry").path()).expect("a mail")).collect()
-    }
-}
-
-impl Drop for SmtpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A webhook receiver: answers 503 to the first POST, 200 after; keeps every body.
-async fn webhook() -> (String, Arc<Mutex<Vec<(u16, String)>>>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
-    let got: Arc<Mutex<Vec<(u16, String)>>> = Arc::default();
-    let seen = got.clone();
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut conn, _)) = listener.accept().await else { return };
-            let mut buf = Vec::new();
-            let mut chunk = [0u8; 8192];
-            let body = loop {
-                let n = conn.read(&mut chunk).await.unwrap_or(0);
-                if n == 0 {
-                    break None;
-                }
-                buf.extend_from_slice(&chunk[..n]);
-                let text = String::from_utf8_lossy(&buf).to_string();
-                let Some(head_end) = text.find("\r\n\r\n") else { continue };
-                let length = text[..head_end]
-                    .lines()
-                    .find_map(|l| {
-                        let (k, v) = l.split_once(':')?;
-                        k.eq_ignore_ascii_case("content-length").then(|| v.trim().parse::<usize>().ok())?
-                    })
-                    .unwrap_or(0);
-                if buf.len() >= head_end + 4 + length {
-                    break Some(
-                        String::from_utf8_lossy(&buf[head_end + 4..head_end + 4 + length]).to_string(),
-                    );
-                }
-            };
-            let Some(body) = body else { continue };
-            let status = {
-                let mut seen = seen.lock().expect("lock");
-                let status = if seen.is_empty() { 503 } else { 200 };
-                seen.push((status, body));
-                status
-            };
-            let answer = format!("HTTP/1.1 {status} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
-            let _ = conn.write_all(answer.as_bytes()).await;
-        }
-    });
-    (url, got)
-}
 
 async fn exec(app: &TestApp, sql: &str, bind: &str) {
     sqlx::query(sqlx::AssertSqlSafe(sql.to_string()))
@@ -180,24 +75,14 @@ async fn rolled_until(app: &TestApp, t: i64) {
         .expect("rolled");
 }
 
-fn mail_to<'a>(mails: &'a [String], to: &str) -> Vec<&'a String> {
-    mails.iter().filter(|m| m.lines().any(|l| l.eq_ignore_ascii_case(&format!("to: {to}")))).collect()
-}
-
 // A2, A5: the finished week goes out once to each reader and the webhook; failures retried.
 #[tokio::test]
 async fn the_finished_week_is_mailed_and_posted_once_and_failures_are_retried() {
-    let Some(python) = std::env::var_os("TIDEPOOL_TEST_SMTPD") else {
-        eprintln!(
-            "SKIPPED: TIDEPOOL_TEST_SMTPD (aiosmtpd's python, set by tests/run.sh via tests/smtp/venv.sh) is not set"
-        );
-        return;
-    };
-    let python = python.to_string_lossy().to_string();
+    let Some(python) = smtpd_python() else { return };
     for engine in engines() {
         let dir = common::fresh_dir("smtp");
         let smtp = SmtpServer::start(&python, &dir).await;
-        let (hook, posted) = webhook().await;
+        let (hook, posted) = webhook(1).await;
         let app = TestApp::new(engine).await;
         history(&app, &hook).await;
         let from = "Tidepool <reports@example.org>";
@@ -251,9 +136,9 @@ async fn the_finished_week_is_mailed_and_posted_once_and_failures_are_retried() 
             ("vl@example.org", "vision", "10.00", "25.00"),
             ("sl@example.org", "speech", "1.00", "2.50"),
         ] {
-            let got = mail_to(&mails, to);
+            let got = smtp.mails_to(to);
             assert_eq!(got.len(), 1, "{engine}: one mail to {to}");
-            let m = got[0];
+            let m = &got[0];
             assert!(
                 m.contains(&format!("Subject: Tidepool weekly report 2026-W48: {about}")),
                 "{engine}: {m}"

@@ -485,3 +485,30 @@ async fn settings_are_validated_and_each_change_is_an_event() {
         assert_eq!((v["time_zone"].as_str(), v["currency"].as_str()), (Some("Europe/Berlin"), Some("CHF")));
     }
 }
+
+// The demo's history (issue 12): a newcomer's Reports page is full on the first run — the
+// last finished week has use, cost, waits with their reasons, and a previous week.
+#[tokio::test]
+async fn the_demo_history_fills_the_last_finished_week() {
+    for engine in engines() {
+        let app = TestApp::new(engine).await;
+        let now = W48 + 7 * DAY + 3 * DAY; // Thursday of 2026-W49
+        app.clock.store(now, std::sync::atomic::Ordering::SeqCst);
+        let jobs = tidepool::usage::demo::seed(&app.state.store, now).await.expect("demo history");
+        assert!(jobs > 500, "{engine}: three weeks of jobs, {jobs}");
+        let admin = app.token("admin", "admin-pw").await;
+        let (status, v) = get(&app, &admin, "/api/reports/weekly?week=2026-W48").await;
+        assert_eq!(status, StatusCode::OK, "{engine}: {v}");
+        let r: WeeklyReport = serde_json::from_value(v).expect("a WeeklyReport");
+        assert!(r.totals.gpu_hours > 100.0 && r.totals.cost > 0.0, "{engine}: {:?}", r.totals);
+        assert!(r.days.iter().all(|d| d.training > 0.0), "{engine}: every day has use: {:?}", r.days);
+        assert!(r.totals.idle_gpu_hours > 0.0 && r.outcomes.failed > 0, "{engine}");
+        assert!(r.waits.iter().any(|w| w.jobs > 100), "{engine}: {:?}", r.waits);
+        assert_eq!(
+            r.wait_reasons.first().map(|w| w.reason.as_str()),
+            Some("waiting for free GPUs"),
+            "{engine}"
+        );
+        assert!(r.previous.is_some_and(|p| p.gpu_hours > 100.0), "{engine}: a previous week to compare with");
+    }
+}

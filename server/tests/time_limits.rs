@@ -7,12 +7,11 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use axum::http::StatusCode;
 use common::api::{TestApp, engines, fresh_postgres};
-use common::live::{Proc, call, free_port, http, login, serve, wait_for};
+use common::live::{call, free_port, http, lab_agent, login, serve, wait_for};
 use serde_json::{Value, json};
 use tidepool::dispatch::{Dispatcher, Lease};
 use tidepool_core::NativePolicies;
@@ -56,37 +55,6 @@ fn holds_gpus(addr: &str, token: &str, job: i64) -> bool {
         .any(|g| g["job"] == job)
 }
 
-/// A T4 node run by a real agent, with its quota for speech approved by two admins.
-fn agent_node(addr: &str, dir: &str, admin: &str) -> Proc {
-    let user = json!({ "username": "admin2", "password": "admin2-pw", "role": "admin" });
-    call(addr, "POST", "/api/users", admin, Some(user));
-    let admin2 = login(addr, "admin2", "admin2-pw");
-    let change = json!({ "group": "speech", "model": "T4", "category": "training", "guaranteed": 4, "why": "the lab's T4s" });
-    let id = call(addr, "PUT", "/api/quotas", admin, Some(change))["change"].clone();
-    call(addr, "POST", &format!("/api/changes/{id}/approve"), &admin2, Some(json!({ "note": "ok" })));
-    let token = call(addr, "POST", "/api/nodes/tokens", admin, Some(json!({ "node": "lab-0" })));
-    let child = Command::new(env!("CARGO_BIN_EXE_tidepool"))
-        .args(["agent", "--server", &format!("http://{addr}"), "--fake-gpus", "4xT4", "--pool", "lab"])
-        .args([
-            "--wait-s",
-            "1",
-            "--state-dir",
-            &format!("{dir}/agent"),
-            "--checkpoint-root",
-            &format!("{dir}/ckpt"),
-        ])
-        .env("TIDEPOOL_NODE_TOKEN", token["token"].as_str().unwrap())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("agent starts");
-    wait_for(30, "the agent registered", || {
-        let view = call(addr, "GET", "/api/pools", admin, None);
-        view["pools"].as_array().unwrap().iter().any(|p| p["pool"] == "lab" && p["gpus"] == 4).then_some(())
-    });
-    Proc(child)
-}
-
 // P1: admins set each class's default and maximum; a job that names no limit gets its
 // class's default and is stopped there — by its agent (SIGTERM to a real `sleep 60`), and
 // on a node without an agent by the server, its GPUs freed either way; a limit above the
@@ -101,7 +69,8 @@ fn a_job_without_a_limit_gets_its_class_default_and_is_stopped_there() {
         let admin = login(&addr, "admin", "admin-pw");
         let speech = login(&addr, "speech-dev", "demo-password");
         let robotics = login(&addr, "robotics-dev", "demo-password");
-        let _agent = agent_node(&addr, &dir, &admin);
+        let speech_t4 = json!({ "group": "speech", "model": "T4", "category": "training", "guaranteed": 4, "why": "the lab's T4s" });
+        let _agent = lab_agent(&addr, &dir, &admin, speech_t4);
 
         // Everyone reads the limits as shipped; a member may not change them.
         let shipped = call(&addr, "GET", "/api/settings/limits", &speech, None);

@@ -233,6 +233,26 @@ try {
     await api('POST', `/api/jobs/${made.body.id}/cancel`, dev);
   });
 
+  await flow('a waiting job shows why it waits, span by span, as a timeline (D2)', async () => {
+    const dev = await token('vision-dev', 'demo-password');
+    // 64 GPUs: more than the demo pool has, so it waits as "infeasible".
+    const made = await api('POST', '/api/jobs', dev, { name: 'too-big-to-run', command: 'train', gpus: 64 });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const id = made.body.id;
+    await until('its first wait recorded', async () => (await api('GET', `/api/jobs/${id}`, dev)).body.waits.length > 0);
+    const d = await signIn('vision-dev', 'demo-password');
+    await go(d, 'Queue');
+    await d.click(`#my-jobs tr[data-job="${id}"] a`);
+    const row = await d.waitForSelector('#job-waits tr[data-kind="infeasible"]');
+    assert.match(await row.textContent(), /still waiting/);
+    assert.match(await row.textContent(), /asks for more than the pool has/);
+    assert.equal(await d.locator('#job-waits-chart rect.wait[data-kind="infeasible"]').count(), 1);
+    await api('POST', `/api/jobs/${id}/cancel`, dev);
+    const r = (await api('GET', `/api/jobs/${id}`, dev)).body;
+    assert.equal(r.waits.length, 1);
+    assert.ok(r.waits[0].until !== null, 'the span closes when the job is cancelled');
+  });
+
   await flow('an alert reaches the inbox with an unread badge; a recipient acknowledges it, another group never sees it (O2)', async () => {
     const lead = await token('vision-lead', 'demo-password');
     const expires_at = Math.floor(Date.now() / 1000) + 2 * 86400;

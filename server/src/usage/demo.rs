@@ -120,6 +120,18 @@ pub async fn seed(store: &Store, now: i64) -> Result<u64, UsageError> {
         .fetch_one(&mut *tx)
         .await?;
         let job: i64 = row.try_get(0)?;
+        if at > t {
+            // It waited for GPUs to free up (D2): its wait history says so.
+            sqlx::query(
+                "INSERT INTO job_waits (job_id, kind, reason, since, until) VALUES ($1, 'capacity', $2, $3, $4)",
+            )
+            .bind(job)
+            .bind(format!("waiting for GPUs: needs {}, fewer free", idx.len()))
+            .bind(t)
+            .bind(at)
+            .execute(&mut *tx)
+            .await?;
+        }
         // Utilisation: most jobs busy, one in eight left idle (R2).
         let utils: Vec<i64> = idx
             .iter()

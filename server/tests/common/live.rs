@@ -99,3 +99,42 @@ pub fn wait_for<T>(secs: u64, what: &str, mut check: impl FnMut() -> Option<T>) 
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// A node of 4 fake T4 GPUs in pool `lab`, run by a real agent with a node token, once
+/// `quota` (a quota change, e.g. a group's T4 guarantee) is proposed by `admin` and
+/// approved by a second admin (B2); answers when the server sees the node's GPUs.
+pub fn lab_agent(addr: &str, dir: &str, admin: &str, quota: Value) -> Proc {
+    let user = serde_json::json!({ "username": "admin2", "password": "admin2-pw", "role": "admin" });
+    call(addr, "POST", "/api/users", admin, Some(user));
+    let admin2 = login(addr, "admin2", "admin2-pw");
+    let id = call(addr, "PUT", "/api/quotas", admin, Some(quota))["change"].clone();
+    call(
+        addr,
+        "POST",
+        &format!("/api/changes/{id}/approve"),
+        &admin2,
+        Some(serde_json::json!({ "note": "ok" })),
+    );
+    let token = call(addr, "POST", "/api/nodes/tokens", admin, Some(serde_json::json!({ "node": "lab-0" })));
+    let child = Command::new(env!("CARGO_BIN_EXE_tidepool"))
+        .args(["agent", "--server", &format!("http://{addr}"), "--fake-gpus", "4xT4", "--pool", "lab"])
+        .args([
+            "--wait-s",
+            "1",
+            "--state-dir",
+            &format!("{dir}/agent"),
+            "--checkpoint-root",
+            &format!("{dir}/ckpt"),
+        ])
+        .env("TIDEPOOL_NODE_TOKEN", token["token"].as_str().unwrap())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("agent starts");
+    let agent = Proc(child);
+    wait_for(30, "the agent's node", || {
+        let view = call(addr, "GET", "/api/pools", admin, None);
+        view["pools"].as_array().unwrap().iter().any(|p| p["pool"] == "lab" && p["gpus"] == 4).then_some(())
+    });
+    agent
+}
