@@ -10,19 +10,8 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use common::live::{Proc, call, free_port, http, login, serve, wait_for};
+use common::live::{Proc, call, counter, free_port, http, login, serve, wait_for};
 use serde_json::{Value, json};
-
-/// Counts to `steps`, a step every 0.2 s, keeping the count in its checkpoint; on
-/// SIGTERM it saves the count and exits; resumed, it starts from the saved count.
-fn counter(steps: u32) -> String {
-    format!(
-        r#"cd "$TIDEPOOL_CHECKPOINT_DIR"; n=0; if [ "$TIDEPOOL_RESUME" = 1 ]; then n=$(cat step); fi
-echo "start $n resume=${{TIDEPOOL_RESUME:-0}} gpus=$CUDA_VISIBLE_DEVICES" >> trace; echo "starting at step $n"
-trap 'echo $n > step; echo "checkpoint $n" >> trace; exit 143' TERM
-while [ $n -lt {steps} ]; do n=$((n+1)); echo $n > step; sleep 0.2; done; echo "done $n" >> trace"#
-    )
-}
 
 struct Cluster {
     addr: String,

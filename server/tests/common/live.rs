@@ -138,3 +138,15 @@ pub fn lab_agent(addr: &str, dir: &str, admin: &str, quota: Value) -> Proc {
     });
     agent
 }
+
+/// A job's shell script that counts to `steps`, a step every 0.2 s, keeping the count in
+/// its checkpoint; on SIGTERM it saves the count and exits; resumed, it starts from the
+/// saved count. Its `trace` file (in its checkpoint directory) says each start and stop.
+pub fn counter(steps: u32) -> String {
+    format!(
+        r#"cd "$TIDEPOOL_CHECKPOINT_DIR"; n=0; if [ "$TIDEPOOL_RESUME" = 1 ]; then n=$(cat step); fi
+echo "start $n resume=${{TIDEPOOL_RESUME:-0}} gpus=$CUDA_VISIBLE_DEVICES" >> trace; echo "starting at step $n"
+trap 'echo $n > step; echo "checkpoint $n" >> trace; exit 143' TERM
+while [ $n -lt {steps} ]; do n=$((n+1)); echo $n > step; sleep 0.2; done; echo "done $n" >> trace"#
+    )
+}
