@@ -75,8 +75,9 @@ pub async fn seed(store: &Store, now: i64) -> Result<u64, UsageError> {
     let mut jobs = 0u64;
     let mut t = start;
     while t < end {
-        // Arrivals follow the day: up to ~8 an hour in the afternoon.
-        t += (3600.0 / (8.0 * load(hour_of(t)).powi(2))) as i64 / 2 + rng.below(600) as i64;
+        // Arrivals follow the day: ~13 an hour on weekday afternoons, ~3 at night, enough
+        // that afternoons fill the pool and jobs wait, as on a shared cluster.
+        t += (3600.0 / (16.0 * load(hour_of(t)).powi(2))) as i64 / 2 + rng.below(300) as i64;
         let gpus = size(&mut rng) as usize;
         let (group, user) = users[rng.below(users.len() as u64) as usize];
         // The node whose `gpus` earliest-free GPUs free up first.
