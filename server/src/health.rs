@@ -80,26 +80,30 @@ async fn database(store: &Store) -> Check {
 /// The applied versions (successful ones) against the shipped ones, both ways.
 async fn migrations(store: &Store) -> Check {
     let check = |ok, detail| Check { name: "migrations".into(), ok, detail };
-    let rows =
-        sqlx::query("SELECT version, success FROM _sqlx_migrations ORDER BY version").fetch_all(&store.pool);
-    let rows = match tokio::time::timeout(DATABASE_TIMEOUT, rows).await {
-        Ok(Ok(rows)) => rows,
-        Ok(Err(e)) => return check(false, format!("cannot read the applied migrations: {e}")),
-        Err(_) => return check(false, "reading the applied migrations timed out".into()),
-    };
-    let mut applied = BTreeSet::new();
-    let mut failed = Vec::new();
-    for row in rows {
-        let (version, success): (i64, bool) = match (row.try_get(0), row.try_get(1)) {
-            (Ok(v), Ok(s)) => (v, s),
-            _ => return check(false, "the migrations table cannot be read".into()),
+    // Two reads rather than decoding `success`: the Any driver knows no type for
+    // SQLite's BOOLEAN column.
+    let mut found = [Vec::new(), Vec::new()];
+    let reads = [
+        "SELECT version FROM _sqlx_migrations WHERE success",
+        "SELECT version FROM _sqlx_migrations WHERE NOT success",
+    ];
+    for (i, sql) in reads.into_iter().enumerate() {
+        let rows = match tokio::time::timeout(DATABASE_TIMEOUT, sqlx::query(sql).fetch_all(&store.pool)).await
+        {
+            Ok(Ok(rows)) => rows,
+            Ok(Err(e)) => return check(false, format!("cannot read the applied migrations: {e}")),
+            Err(_) => return check(false, "reading the applied migrations timed out".into()),
         };
-        if success {
-            applied.insert(version);
-        } else {
-            failed.push(version.to_string());
+        for row in rows {
+            match row.try_get::<i64, _>(0) {
+                Ok(v) => found[i].push(v),
+                Err(e) => return check(false, format!("the migrations table cannot be read: {e}")),
+            }
         }
     }
+    let [applied, failed] = found;
+    let applied: BTreeSet<i64> = applied.into_iter().collect();
+    let failed: Vec<String> = failed.iter().map(i64::to_string).collect();
     let shipped: BTreeSet<i64> = shipped(store.engine).iter().map(|m| m.version).collect();
     let missing: Vec<String> = shipped.difference(&applied).map(|v| v.to_string()).collect();
     let unknown: Vec<String> = applied.difference(&shipped).map(|v| v.to_string()).collect();
