@@ -185,3 +185,23 @@ fn two_servers_on_one_database_one_leads_the_other_stands_by() {
     assert_eq!(roles.0.lease_holder, roles.1.lease_holder, "both read the same lease");
     assert_eq!(roles.0.lease_epoch, roles.1.lease_epoch);
 }
+
+/// A log format that is neither human nor json is refused at start, not silently
+/// replaced (a collector would get lines it cannot parse).
+#[test]
+fn an_unknown_log_format_is_refused() {
+    let dir = common::fresh_dir("health-format");
+    let out = Command::new(env!("CARGO_BIN_EXE_tidepool"))
+        .args(["serve", "--data-dir", &dir.display().to_string(), "--listen", "127.0.0.1:0"])
+        .env("TIDEPOOL_LOG_FORMAT", "xml")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("TIDEPOOL_LOG_FORMAT is `xml`: it must be `human` or `json`"), "{stderr}");
+    let out = Command::new(env!("CARGO_BIN_EXE_tidepool"))
+        .args(["serve", "--log-format", "xml"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2), "clap refuses the flag's value");
+}
