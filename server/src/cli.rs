@@ -129,6 +129,10 @@ pub struct ServeArgs {
     /// are also mailed through `--smtp-server`, to recipients with an address.
     #[arg(long, default_value_t = 4 * 3600, value_parser = clap::value_parser!(i64).range(0..))]
     pub alert_repeat_s: i64,
+    /// Log lines on stderr: `human` (the default) or `json` (one object a line, for a
+    /// collector); else TIDEPOOL_LOG_FORMAT. `RUST_LOG` still picks what is logged.
+    #[arg(long, value_enum)]
+    pub log_format: Option<crate::logging::LogFormat>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -50,6 +50,8 @@ pub mod demo_agents;
 pub mod dispatch;
 /// The server's side of node agents: registration, sync, lost nodes, idle reclaim.
 pub mod fleet;
+/// Liveness and readiness: the database, its migrations, the dispatch role.
+pub mod health;
 /// The HTTP API (axum): routes, auth, the error shape.
 pub mod http;
 /// The checks every piece of text a person gives passes (names, commands, filters).
@@ -60,6 +62,8 @@ pub mod jobs;
 pub mod limits;
 /// Loans between groups (B1): requests, offers, decisions, returns and reclaims.
 pub mod loans;
+/// Logs: human or JSON lines on stderr, chosen by flag or environment.
+pub mod logging;
 /// `GET /metrics`'s figures: the records' gauges at scrape time, timings kept in memory (O2).
 pub mod metrics;
 /// The organisation's clock: ISO weeks, days and months in its time zone.

@@ -6,10 +6,18 @@ use tidepool::cli::{BenchCommand, Cli, Command};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // Logs (the server's, the agent's) go to stderr; `RUST_LOG` narrows or widens them.
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    // Logs (the server's, the agent's) go to stderr, human or JSON lines.
+    let flag = match &cli.command {
+        Command::Serve(args) => args.log_format,
+        _ => None,
+    };
+    match tidepool::logging::format(flag) {
+        Ok(format) => tidepool::logging::init(format),
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    }
     let result = match &cli.command {
         Command::Admin(args) => tidepool::admin::run(args).map(|out| (out, true)),
         Command::Serve(args) => tidepool::serve::run(args).map(|out| (out, true)),

@@ -9,6 +9,7 @@ use tidepool_core::Policies;
 use crate::cli::{PolicyEngine, ServeArgs};
 use crate::dispatch::{DispatchError, Dispatcher, Lease};
 use crate::fleet::{Fleet, FleetConfig};
+use crate::health::LeaseName;
 use crate::http::{AppState, Bounds, Keys, Limits, app, default_web_dir};
 use crate::policy::artifacts::ArtifactCache;
 use crate::policy::desk::PolicyDesk;
@@ -91,16 +92,8 @@ async fn dispatch_loop(
         }
         let cycle = dispatcher.cycle(unix_now()).await;
         let leading = cycle.is_ok();
+        // A cycle logs its own figures (`Dispatcher::run`); only failures are left here.
         match cycle {
-            Ok(r) if r.placed + r.preempted > 0 => {
-                tracing::info!(
-                    epoch = r.epoch,
-                    placed = r.placed,
-                    preempted = r.preempted,
-                    waiting = r.held,
-                    "cycle"
-                )
-            }
             Ok(_) | Err(DispatchError::NotLeader(_)) => {}
             Err(e) => tracing::error!(error = %e, "dispatch cycle"),
         }
@@ -264,6 +257,7 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         format!("{}-{}", std::env::var("HOSTNAME").unwrap_or_else(|_| "tidepool".into()), std::process::id());
     let shutdown_lease = (store.clone(), Lease { holder: holder.clone(), ttl_s: 0 });
     let lease_holder = holder.clone();
+    let lease_name = holder.clone();
     let lease = Lease { holder, ttl_s: 3 * args.dispatch_interval_s.max(1) as i64 };
     let mut dispatcher = Dispatcher::with_modules(store, desk.policies.clone(), lease);
     dispatcher.fleet = Some(fleet);
@@ -286,7 +280,9 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         None
     };
     let limits = serve_limits(args);
-    crate::http::serve(listener, app(state.clone()), limits, async {
+    // Readiness tells leader from standby by this server's name on the lease.
+    let router = app(state.clone()).layer(axum::Extension(LeaseName(lease_name.into())));
+    crate::http::serve(listener, router, limits, async {
         let _ = tokio::signal::ctrl_c().await;
     })
     .await

@@ -868,6 +868,13 @@ mod organisation {
                     expect(app.call("GET", path, token, None).await, want, &format!("{route} {label}"));
                 }
             }
+            ("get", "/healthz" | "/readyz") => {
+                // Issue 14: probes answer anyone (a load balancer holds no token), signed in or not.
+                let rows = [("anonymous", None, OK), ("member", dev, OK), ("admin", admin, OK)];
+                for (label, token, want) in rows {
+                    expect(app.call("GET", path, token, None).await, want, &format!("{route} {label}"));
+                }
+            }
             ("get", "/api/alerts") => {
                 let rows = [
                     ("anonymous", None, ANON),

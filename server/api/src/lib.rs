@@ -18,6 +18,8 @@ pub mod errors;
 pub mod fleet;
 /// Research groups.
 pub mod groups;
+/// Liveness and readiness for load balancers and monitoring.
+pub mod health;
 /// Submitting, listing and cancelling jobs; the dry run.
 pub mod jobs;
 /// Time limits by priority class.

@@ -11,6 +11,19 @@ pub struct Lease {
     pub ttl_s: i64,
 }
 
+/// Who holds an unexpired lease at `now`, with its epoch; read only, never taken (the
+/// readiness check asks this, so probing a standby cannot move the lease).
+pub async fn current(store: &Store, now: i64) -> Result<Option<(String, i64)>, DispatchError> {
+    let row = sqlx::query("SELECT holder, epoch FROM leader_lease WHERE id = 1 AND expires_at > $1")
+        .bind(now)
+        .fetch_optional(&store.pool)
+        .await?;
+    match row {
+        Some(row) => Ok(Some((row.try_get(0)?, row.try_get(1)?))),
+        None => Ok(None),
+    }
+}
+
 impl Lease {
     /// Gives the lease up (on shutdown), so a standby takes over at once, not at expiry.
     pub async fn release(&self, store: &Store) -> Result<(), DispatchError> {

@@ -9,7 +9,7 @@ mod lease;
 mod load;
 pub mod rehearse;
 
-pub use lease::Lease;
+pub use lease::{Lease, current as current_lease};
 
 use std::sync::Arc;
 
@@ -26,6 +26,20 @@ pub struct CycleReport {
     pub placed: usize,
     pub preempted: usize,
     pub held: usize,
+}
+
+impl CycleReport {
+    /// The cycle's figures as one log line: at info when it placed or preempted, else at
+    /// debug (an idle cluster would otherwise log every few seconds).
+    fn log(&self, took: std::time::Duration) {
+        let duration_ms = (took.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0;
+        let (epoch, placed, preempted, held) = (self.epoch, self.placed, self.preempted, self.held);
+        if placed + preempted > 0 {
+            tracing::info!(epoch, placed, preempted, held, duration_ms, "cycle");
+        } else {
+            tracing::debug!(epoch, placed, preempted, held, duration_ms, "cycle");
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -92,8 +106,10 @@ impl Dispatcher {
 
     /// Plans and writes as the holder of lease `epoch`; refused, writing nothing, if
     /// the lease has moved on since.
+    #[tracing::instrument(name = "cycle", skip_all, fields(epoch))]
     pub async fn run(&self, epoch: i64, now: i64) -> Result<CycleReport, DispatchError> {
         let _timer = crate::metrics::DISPATCH_CYCLE.time();
+        let started = std::time::Instant::now();
         grants::remind(&self.store, now).await?;
         if let Some(fleet) = &self.fleet {
             crate::fleet::sweep::lost_nodes(&self.store, &fleet.config, now).await?;
@@ -117,12 +133,14 @@ impl Dispatcher {
         {
             fleet.bump();
         }
-        Ok(CycleReport {
+        let report = CycleReport {
             epoch,
             placed: p.placements.len(),
             preempted: p.preemptions.len(),
             held: p.holds.len(),
-        })
+        };
+        report.log(started.elapsed());
+        Ok(report)
     }
 
     /// The modules' events since the last cycle, less shadow comparisons that repeat the

@@ -11,6 +11,7 @@ mod cluster;
 mod domain_errors;
 mod error;
 mod extract;
+mod health;
 pub mod jobs;
 mod limits;
 pub mod listen;
@@ -28,6 +29,7 @@ pub mod scope;
 mod settings;
 mod signin;
 mod templates;
+mod trace;
 mod usage;
 mod views;
 pub mod web;
@@ -338,6 +340,13 @@ pub const ROUTES: &[Route] = &[
         Scraper,
         "Prometheus metrics (text format 0.0.4): queue, GPUs, budgets, dispatch, policy, sync and API timings",
     ),
+    route("get", "/healthz", Public, "Alive: the process answers (the database is not touched)"),
+    route(
+        "get",
+        "/readyz",
+        Public,
+        "Ready: the database answers and its migrations are this binary's (else 503, the failing check named); leader or standby",
+    ),
 ];
 
 /// Paths that are not API routes: the web app (unknown `/api/…` paths are 404s).
@@ -410,8 +419,11 @@ pub fn app(state: AppState) -> Router {
         .route("/api/reviews/templates", get(reviews::templates))
         .route("/api/reviews/rules", get(reviews::rules))
         .route("/metrics", get(metrics::metrics))
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
         .fallback(web_fallback)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn(metrics::track))
+        .layer(axum::middleware::from_fn(trace::span))
         .with_state(state)
 }

@@ -158,6 +158,13 @@ fn operation(r: &Route, op: &table::Op, g: &mut SchemaGenerator) -> Value {
         let name = ERRORS.iter().find(|e| e.0 == status).map_or("Internal", |e| e.1);
         responses.insert(status.to_string(), json!({ "$ref": format!("#/components/responses/{name}") }));
     }
+    // A 503 (not ready) answers with the route's own body, the failing check named.
+    if let (true, Some(answer)) = (op.errors.contains(&503), op.answer) {
+        let content = json!({ op.media: { "schema": answer(g) } });
+        let unready =
+            json!({ "description": "Not ready: the same body, the failing check named", "content": content });
+        responses.insert("503".into(), unready);
+    }
     o["responses"] = Value::Object(responses);
     o
 }

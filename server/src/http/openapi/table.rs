@@ -271,6 +271,8 @@ pub const OPS: &[Op] = &[
         .query(QUARTER_QUERY),
     op("get", "/api/reviews/rules", "rulesReview", 200, s::<api::reviews::RulesReview>).query(YEAR_QUERY),
     op("get", "/metrics", "metrics", 200, s::<String>).media("text/plain"),
+    op("get", "/healthz", "healthz", 200, s::<api::health::Alive>),
+    op("get", "/readyz", "readyz", 200, s::<api::health::Readiness>).errors(&[503]),
 ];
 
 const QUARTER_QUERY: &[Param] =
