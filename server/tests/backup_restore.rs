@@ -113,6 +113,7 @@ fn a_backup_taken_while_serving_restores_every_job_receipt_and_policy_version() 
         let file = format!("{dir}/backup.{}", if engine == "postgres" { "dump" } else { "db" });
         let (ok, said) = admin(&on, &["backup", &file]);
         assert!(ok, "{engine}: {said}");
+        eprintln!("{engine}: {}", said.trim());
         let after = records(&addr);
         // Nothing could move meanwhile (the lab's GPUs are all taken), so the backup holds this.
         assert_eq!(before.jobs, after.jobs, "{engine}: the jobs changed during the backup");
