@@ -264,3 +264,78 @@ fn undo_last_migration(file: &Path, version: i64) {
         edit(file, &format!("DROP TABLE {name}"));
     }
 }
+
+/// The backup is one consistent moment even while jobs pour in (A1): a submitter keeps
+/// writing before, during and after it; the restored records hold exactly the jobs up to
+/// some point (ids are given in order by one submitter), each with its `submitted` event.
+#[test]
+fn a_backup_amid_a_burst_of_submissions_is_one_consistent_moment() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    for engine in engines() {
+        let database = (engine == "postgres").then(|| fresh_postgres("backup_burst").expect("postgres"));
+        let dir = common::fresh_dir("backup-burst");
+        let dir = dir.to_str().unwrap().to_string();
+        let addr = format!("127.0.0.1:{}", free_port());
+        let server = serve(&dir, &addr, database.as_deref(), &[]);
+        let dev = login(&addr, "vision-dev", "demo-password");
+        let (stop, sent) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicUsize::new(0)));
+        let burst = {
+            let (addr, stop, sent) = (addr.clone(), stop.clone(), sent.clone());
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::SeqCst) {
+                    let spec = json!({ "name": "burst", "command": "true", "gpus": 1, "model": "A100-80G" });
+                    call(&addr, "POST", "/api/jobs", &dev, Some(spec));
+                    sent.fetch_add(1, Ordering::SeqCst);
+                }
+            })
+        };
+        wait_for(60, "a first burst", || (sent.load(Ordering::SeqCst) >= 20).then_some(()));
+        let on: Vec<&str> = match &database {
+            Some(url) => vec!["--database-url", url],
+            None => vec!["--data-dir", &dir],
+        };
+        let file = format!("{dir}/burst.backup");
+        let (ok, said) = admin(&on, &["backup", &file]);
+        assert!(ok, "{engine}: {said}");
+        let at_backup = sent.load(Ordering::SeqCst);
+        wait_for(60, "submissions after the backup", || {
+            (sent.load(Ordering::SeqCst) >= at_backup + 10).then_some(())
+        });
+        stop.store(true, Ordering::SeqCst);
+        burst.join().unwrap();
+        let admin_token = login(&addr, "admin", "admin-pw");
+        let all = jobs(&addr, &admin_token);
+        drop(server);
+
+        let fresh = common::fresh_dir("burst-restored");
+        let fresh = fresh.to_str().unwrap().to_string();
+        let restored_db = (engine == "postgres").then(|| fresh_postgres("burst_restored").expect("postgres"));
+        let into: Vec<&str> = match &restored_db {
+            Some(url) => vec!["--database-url", url],
+            None => vec!["--data-dir", &fresh],
+        };
+        let (ok, said) = admin(&into, &["restore", &file]);
+        assert!(ok, "{engine}: {said}");
+        let addr = format!("127.0.0.1:{}", free_port());
+        let _server = serve(&fresh, &addr, restored_db.as_deref(), &[]);
+        let token = login(&addr, "admin", "admin-pw");
+        let restored = jobs(&addr, &token);
+        let last = *restored.keys().max().unwrap();
+        let prefix: BTreeMap<i64, Value> =
+            all.iter().filter(|(id, _)| **id <= last).map(|(id, s)| (*id, s.clone())).collect();
+        assert_eq!(
+            restored.keys().collect::<Vec<_>>(),
+            prefix.keys().collect::<Vec<_>>(),
+            "{engine}: a prefix"
+        );
+        assert!(restored.len() < all.len(), "{engine}: later submissions are not in the backup");
+        assert!(said.contains(&format!(" {} jobs", restored.len())), "{engine}: {said}");
+        // The newest ten are the burst's (at least 20 were in before the backup began).
+        for id in restored.keys().rev().take(10) {
+            let kinds = events(&addr, &token, *id);
+            assert!(kinds.to_string().contains("submitted"), "{engine}: job {id}'s receipt: {kinds}");
+        }
+        eprintln!("{engine}: {} of {} jobs in the backup taken amid the burst", restored.len(), all.len());
+    }
+}
