@@ -25,6 +25,12 @@ pub fn run(args: &AdminArgs) -> Result<String, String> {
             .database_url
             .clone()
             .unwrap_or_else(|| format!("sqlite:{}", args.data_dir.join("tidepool.db").display()));
+        // Neither may create or migrate the records before it has looked at them.
+        match &args.command {
+            AdminCommand::Backup { file } => return crate::backup::backup(&url, file).await,
+            AdminCommand::Restore { file, force } => return crate::backup::restore(&url, file, *force).await,
+            _ => {}
+        }
         std::fs::create_dir_all(&args.data_dir).map_err(|e| format!("{}: {e}", args.data_dir.display()))?;
         let store = Store::open(&url).await.map_err(|e| e.to_string())?;
         let now = unix_now();
@@ -124,6 +130,7 @@ pub fn run(args: &AdminArgs) -> Result<String, String> {
                     None => format!("`{username}` has no email address now"),
                 })
             }
+            AdminCommand::Backup { .. } | AdminCommand::Restore { .. } => unreachable!("answered above"),
         }
     })
 }

@@ -236,6 +236,17 @@ pub enum AdminCommand {
         #[arg(long, conflicts_with = "address")]
         clear: bool,
     },
+    /// Copy the records to FILE while the server runs (SQLite: VACUUM INTO; PostgreSQL:
+    /// pg_dump in custom format); never overwrites a file.
+    Backup { file: PathBuf },
+    /// Restore a backup into an empty data folder or database; older schemas are
+    /// migrated up, newer ones refused.
+    Restore {
+        file: PathBuf,
+        /// Replace records that are there already (stop the servers on them first).
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 #[derive(Debug, clap::Args)]

@@ -22,6 +22,8 @@ pub mod admin;
 pub mod agent;
 /// Alerts (O2): rules evaluated after each cycle, the inbox, mail and webhook delivery.
 pub mod alerts;
+/// `tidepool admin backup` / `restore`: the records copied while the server runs, and back.
+pub mod backup;
 /// `tidepool bench`: timing the dispatch cycle.
 pub mod bench;
 /// `tidepool bench agents`: many agents syncing against one server.
