@@ -37,13 +37,16 @@ fn seconds(text: &str, what: &str) -> Result<u64, String> {
 pub fn TimeLimits(editable: bool) -> impl IntoView {
     let refresh = RwSignal::new(0);
     let limits = load::<ClassLimits>(|| "/api/settings/limits".into(), refresh, None);
+    // What the last save said: kept here, as a save reloads the limits and so redraws the
+    // editor (a signal of the editor's own would lose "Saved." at once).
+    let said = RwSignal::new(None::<Result<String, String>>);
     view! {
         <section id="time-limits">
             <h2>"Time limits by class"</h2>
             <p class="muted">"A job without a time limit gets its class's default; none may ask for more than the maximum."</p>
             {show(limits, move |l| {
                 if editable {
-                    view! { <Editor limits=l.clone() refresh=refresh/> }.into_any()
+                    view! { <Editor limits=l.clone() refresh=refresh said=said/> }.into_any()
                 } else {
                     view! {
                         <table id="time-limits-table">
@@ -60,12 +63,15 @@ pub fn TimeLimits(editable: bool) -> impl IntoView {
 }
 
 #[component]
-fn Editor(limits: ClassLimits, refresh: RwSignal<u32>) -> impl IntoView {
+fn Editor(
+    limits: ClassLimits,
+    refresh: RwSignal<u32>,
+    said: RwSignal<Option<Result<String, String>>>,
+) -> impl IntoView {
     // Per class: (class, default hours, maximum hours) as typed.
     let rows = RwSignal::new(
         limits.classes.into_iter().map(|c| (c.class, hours(c.default_s), hours(c.max_s))).collect::<Vec<_>>(),
     );
-    let said = RwSignal::new(None::<Result<String, String>>);
     let save = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let mut classes = Vec::new();
