@@ -134,36 +134,6 @@ pub async fn gpus(store: &Store, idle_below_pct: i64, out: &mut Exposition) -> R
     Ok(())
 }
 
-/// GPU-seconds spent since the month began (UTC), as `Store::spent_this_month` counts
-/// them (each allocation's part inside the month), but summed by the database per GPU
-/// mask: a scrape reads a few rows however many jobs ran this month (200,000 allocations:
-/// 1.5 s read row by row in a debug build).
-async fn spent_this_month(
-    store: &Store,
-    now: i64,
-) -> Result<BTreeMap<(i64, String, String), i64>, StoreError> {
-    let start = crate::calendar::month_start(now);
-    let rows = sqlx::query(
-        "SELECT j.group_id, j.model, j.category, a.gpu_mask, \
-         CAST(SUM((CASE WHEN a.ended_at IS NULL OR a.ended_at > $2 THEN $2 ELSE a.ended_at END) \
-           - (CASE WHEN a.started_at < $1 THEN $1 ELSE a.started_at END)) AS BIGINT) \
-         FROM allocations a JOIN jobs j ON j.id = a.job_id \
-         WHERE (a.ended_at IS NULL OR a.ended_at > $1) AND a.started_at < $2 \
-         GROUP BY j.group_id, j.model, j.category, a.gpu_mask",
-    )
-    .bind(start)
-    .bind(now)
-    .fetch_all(&store.pool)
-    .await?;
-    let mut spent = BTreeMap::new();
-    for r in rows {
-        let gpus = i64::from((r.try_get::<i64, _>(3)? as u64).count_ones());
-        *spent.entry((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)).or_default() +=
-            gpus * r.try_get::<i64, _>(4)?;
-    }
-    Ok(spent)
-}
-
 /// This month's GPU-seconds spent by group, model and category (every quota, and any
 /// spend without one), and the monthly budget where a quota has one (Q3). Seconds,
 /// Prometheus' base unit: GPU-hours × 3600.
@@ -180,9 +150,9 @@ pub async fn budgets(store: &Store, now: i64, out: &mut Exposition) -> Result<()
         let Some(group) = names.get(&r.try_get::<i64, _>(0)?) else { continue };
         rows.insert((group.clone(), r.try_get(1)?, r.try_get(2)?), (0.0, r.try_get(3)?));
     }
-    for ((group_id, model, category), gpu_s) in spent_this_month(store, now).await? {
+    for ((group_id, model, category), gpu_h) in store.spent_this_month(now, false).await? {
         let Some(group) = names.get(&group_id) else { continue };
-        rows.entry((group.clone(), model, category)).or_default().0 = gpu_s as f64 / 3600.0;
+        rows.entry((group.clone(), model, category)).or_default().0 = gpu_h;
     }
     let name = "tidepool_budget_spent_gpu_seconds";
     out.family(name, "GPU-seconds spent this month by group, model and category.", Type::Gauge);
