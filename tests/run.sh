@@ -69,6 +69,9 @@ fi
 cargo build --locked -p tidepool
 TIDEPOOL_BIN="$CARGO_TARGET_DIR/debug/tidepool" node tests/web/e2e.mjs
 
+echo "== the deploy kit: systemd units, the image's runtime stage run under podman, the compose file"
+tests/deploy.sh
+
 echo "== the OpenAPI document: validated as 3.1, and a client generated from it"
 TIDEPOOL_BIN="$CARGO_TARGET_DIR/debug/tidepool" tests/openapi/check.sh
 echo "== all tests passed"
