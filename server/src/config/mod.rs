@@ -87,13 +87,13 @@ impl Layered {
         match sub.value_source(&setting.id) {
             Some(ValueSource::CommandLine) => Source::Flag,
             Some(ValueSource::EnvVariable) => Source::Env,
-            Some(ValueSource::DefaultValue) if self.from_file(setting) => Source::File,
+            Some(ValueSource::DefaultValue) if self.set_by_file(setting) => Source::File,
             Some(_) => Source::Default,
             None => Source::Unset,
         }
     }
 
-    fn from_file(&self, setting: &Setting) -> bool {
+    fn set_by_file(&self, setting: &Setting) -> bool {
         self.file.as_ref().is_some_and(|(_, keys)| keys.contains(&setting.id))
     }
 
