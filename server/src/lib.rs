@@ -46,6 +46,8 @@ pub mod changes;
 pub mod cli;
 /// `tidepool login`, `submit`, `queue`, `logs`…: the command line for researchers.
 pub mod client;
+/// `--config FILE` and TIDEPOOL_* variables for `serve` and `agent`; `tidepool config show`.
+pub mod config;
 /// `serve --demo-agents`: fake-GPU agents for the demo's nodes.
 pub mod demo_agents;
 /// The live dispatcher: records → plan() → records, under a leader lease.

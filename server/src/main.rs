@@ -1,11 +1,17 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
-use tidepool::cli::{BenchCommand, Cli, Command};
+use tidepool::cli::{BenchCommand, Command, ConfigCommand};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Flags over TIDEPOOL_* variables over `--config FILE` over defaults (serve, agent).
+    let (cli, warnings) = match tidepool::config::parse_args() {
+        Ok(parsed) => parsed,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
     // Logs (the server's, the agent's) go to stderr, human or JSON lines.
     let flag = match &cli.command {
         Command::Serve(args) => args.log_format,
@@ -18,6 +24,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    for warning in warnings {
+        tracing::warn!("{warning}");
+    }
     let result = match &cli.command {
         Command::Admin(args) => tidepool::admin::run(args).map(|out| (out, true)),
         Command::Serve(args) => tidepool::serve::run(args).map(|out| (out, true)),
@@ -25,6 +34,9 @@ fn main() -> ExitCode {
         Command::AgentShim { command } => {
             let skip = usize::from(command.first().is_some_and(|c| c == "--"));
             return ExitCode::from(tidepool::agent::shim::run(&command[skip..]).clamp(0, 255) as u8);
+        }
+        Command::Config { what: ConfigCommand::Show { args } } => {
+            tidepool::config::show(args).map(|out| (out, true))
         }
         Command::Client(command) => return tidepool::client::run(command),
         Command::Simulate(args) => tidepool::simulate::run(args).map(|out| (out, true)),

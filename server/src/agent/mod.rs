@@ -37,11 +37,9 @@ const TICK: Duration = Duration::from_millis(100);
 const ANSWER_MARGIN: Duration = Duration::from_secs(10);
 
 pub fn run(args: &AgentArgs) -> Result<String, String> {
+    // A token on the command line is warned about where the command line is read (config).
     let token = match &args.token {
-        Some(t) => {
-            tracing::warn!("--token is visible to every process on the node; prefer TIDEPOOL_NODE_TOKEN");
-            t.clone()
-        }
+        Some(t) => t.clone(),
         None => std::env::var("TIDEPOOL_NODE_TOKEN")
             .map_err(|_| "give --token or TIDEPOOL_NODE_TOKEN".to_string())?,
     };

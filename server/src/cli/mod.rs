@@ -4,10 +4,12 @@
 //! researchers ([`client`]).
 
 mod client;
+mod config;
 mod serve;
 mod tools;
 
 pub use client::*;
+pub use config::*;
 pub use serve::*;
 pub use tools::*;
 
@@ -51,6 +53,11 @@ pub enum Command {
     Bench {
         #[command(subcommand)]
         what: BenchCommand,
+    },
+    /// Print the effective configuration (file, environment, flags) of the server or agent.
+    Config {
+        #[command(subcommand)]
+        what: ConfigCommand,
     },
     #[command(flatten)]
     Client(ClientCommand),

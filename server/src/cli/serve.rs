@@ -97,8 +97,9 @@ pub struct AgentArgs {
     /// The server's address, `http://host:port`.
     #[arg(long)]
     pub server: String,
-    /// The node token (an admin issues it); else TIDEPOOL_NODE_TOKEN.
-    #[arg(long)]
+    /// The node token (an admin issues it); better TIDEPOOL_NODE_TOKEN or the configuration
+    /// file, which other processes on the node cannot read.
+    #[arg(long, env = "TIDEPOOL_NODE_TOKEN")]
     pub token: Option<String>,
     /// The pool to join.
     #[arg(long)]
