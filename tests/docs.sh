@@ -9,6 +9,7 @@
 #
 #   tests/docs.sh            # TIDEPOOL_BIN, else $CARGO_TARGET_DIR/debug/tidepool
 #   tests/docs.sh --list     # only list the blocks and what happens to each
+#   TIDEPOOL_DOCS_SHOW=1 tests/docs.sh   # also print what each block printed (to write a page)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -68,7 +69,7 @@ ln -s "$bin" "$work/bin/tidepool"
           last="" after_sh=""
         elif [ "$lang" = sh ]; then
           n=$((n + 1))
-          printf '\n__tp_begin %q\n{\n%s\n} >"$__tp_out" 2>&1 </dev/null\n' "$at" "$(ports <<<"$body")"
+          printf '\n__tp_begin %q\n{\n%s\n} >"$__tp_out" 2>&1 </dev/null\n__tp_end\n' "$at" "$(ports <<<"$body")"
           last="" after_sh=$n
         elif [ "$lang" = text ] && [ -n "$after_sh" ]; then
           ports <<<"$body" >"$work/expect/$after_sh"
@@ -97,7 +98,7 @@ status=0
 env -i PATH="$work/bin:$PATH" HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" \
   LANG="${LANG:-C.UTF-8}" TMPDIR="$work/tmp" TIDEPOOL_DOCS_WORK="$work" \
   CARGO_TARGET_DIR="$CARGO_TARGET_DIR" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}" \
-  CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" TIDEPOOL_POLICY_DIR="${TIDEPOOL_POLICY_DIR:-}" \
+  CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" TIDEPOOL_DOCS_SHOW="${TIDEPOOL_DOCS_SHOW:-}" \
   timeout "${TIDEPOOL_DOCS_TIMEOUT_S:-900}" bash "$script" || status=$?
 if [ -s "$skipped" ]; then
   echo "docs: blocks not run, and why:"

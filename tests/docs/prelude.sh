@@ -34,6 +34,7 @@ __tp_expect() {
     done
   done <"$want"
 }
+__tp_end() { [ -z "$TIDEPOOL_DOCS_SHOW" ] || sed 's/^/    | /' "$__tp_out" >&2; }
 __tp_done() { __tp_at="(done)"; }
 __tp_exit() {
   local rc=$?
