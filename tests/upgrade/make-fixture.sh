@@ -28,7 +28,7 @@ on=(--data-dir data)
 serve_on=(--data-dir data)
 if [ "$engine" = postgres ]; then
   base=${TIDEPOOL_TEST_POSTGRES:?start PostgreSQL with tests/postgres.sh}
-  psql -q "$base" -c 'DROP DATABASE IF EXISTS tidepool_fixture' -c 'CREATE DATABASE tidepool_fixture'
+  PGOPTIONS=--client-min-messages=warning psql -q "$base" -c 'DROP DATABASE IF EXISTS tidepool_fixture' -c 'CREATE DATABASE tidepool_fixture'
   url="${base%/*}/tidepool_fixture"
   on=(--database-url "$url")
   serve_on=(--data-dir data --database-url "$url")
@@ -43,7 +43,7 @@ TIDEPOOL_ADMIN_PASSWORD=admin-pw "$bin" serve --no-demo "${serve_on[@]}" --liste
 pids+=($!)
 until curl -sf "$S/readyz" >/dev/null; do sleep 0.2; done
 
-adm() { "$bin" admin "${on[@]}" "$@" >/dev/null; }
+adm() { RUST_LOG=warn "$bin" admin "${on[@]}" "$@" >/dev/null; }
 adm add-group vision
 adm add-group speech
 TIDEPOOL_NEW_PASSWORD=grace-pw adm add-user --role admin grace
@@ -70,7 +70,7 @@ call "$ADMIN" PUT /api/quotas '{"group":"speech","category":"training","guarante
 call "$GRACE" POST /api/changes/1/approve '{"note":"agreed"}' >/dev/null
 call "$GRACE" POST /api/changes/2/approve '{"note":"agreed"}' >/dev/null
 
-node_token=$("$bin" admin "${on[@]}" node-token node-1 --pool east | grep -o 'tpn_[^ ]*')
+node_token=$(RUST_LOG=warn "$bin" admin "${on[@]}" node-token node-1 --pool east | grep -o 'tpn_[^ ]*')
 TIDEPOOL_NODE_TOKEN=$node_token "$bin" agent --server "$S" --fake-gpus 8xA100-80G --state-dir node-1 \
   --checkpoint-root checkpoints --wait-s 1 --sandbox none >agent.log 2>&1 &
 pids+=($!)
