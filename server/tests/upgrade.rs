@@ -77,17 +77,24 @@ async fn load(url: &str, engine: &str) -> Old {
     old
 }
 
-/// The migrations this binary ships (version, checksum), and those applied to `url`.
-async fn migrations(url: &str, engine: &str) -> (Vec<(i64, Vec<u8>)>, Vec<(i64, Vec<u8>)>) {
+/// A migration as compared: its version and its checksum's first bytes, in hex.
+type Migration = (i64, String);
+
+fn migration(version: i64, checksum: &[u8]) -> Migration {
+    (version, checksum.iter().take(6).map(|b| format!("{b:02x}")).collect())
+}
+
+/// The migrations this binary ships, and those applied to `url`.
+async fn migrations(url: &str, engine: &str) -> (Vec<Migration>, Vec<Migration>) {
     let shipped =
         sqlx::migrate::Migrator::new(repo().join("migrations").join(engine)).await.expect("migrations");
-    let shipped = shipped.iter().map(|m| (m.version, m.checksum.to_vec())).collect();
+    let shipped = shipped.iter().map(|m| migration(m.version, &m.checksum)).collect();
     let pool = pool(url).await;
     let rows = sqlx::query("SELECT version, checksum FROM _sqlx_migrations WHERE success ORDER BY version")
         .fetch_all(&pool)
         .await
         .expect("applied migrations");
-    let applied = rows.iter().map(|r| (r.get::<i64, _>(0), r.get::<Vec<u8>, _>(1))).collect();
+    let applied = rows.iter().map(|r| migration(r.get(0), &r.get::<Vec<u8>, _>(1))).collect();
     pool.close().await;
     (shipped, applied)
 }
