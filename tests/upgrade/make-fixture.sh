@@ -11,7 +11,10 @@
 # The scenario: users of each role (two admins, two managers, a member) in two groups,
 # quotas (one with a budget) proposed and approved, a template, jobs in every state
 # (succeeded, failed, timed-out, cancelled, running, pending with its wait), receipts,
-# an approved loan, a policy version in shadow, and an agent's usage samples.
+# an approved loan, a policy version in shadow, and an agent's usage samples. Nothing in
+# it may change with the time that passes until the next release: the budget is large
+# and the loan lasts as long as a loan may (a year); the test serves it with a node-lost
+# delay of years, so the running job stays running.
 set -eEuo pipefail
 trap 'echo "make-fixture: failed at line $LINENO" >&2' ERR
 cd "$(dirname "$0")/../.."
@@ -65,7 +68,7 @@ call() { # call TOKEN METHOD PATH [JSON]
 ADMIN=$(token admin admin-pw) GRACE=$(token grace grace-pw) ADA=$(token ada ada-pw)
 LEAD=$(token vision-lead vision-lead-pw) SPEECH=$(token speech-lead speech-lead-pw)
 
-call "$ADMIN" PUT /api/quotas '{"group":"vision","category":"training","guaranteed":4,"budget_gpu_h":1000,"why":"vision trains"}' >/dev/null
+call "$ADMIN" PUT /api/quotas '{"group":"vision","category":"training","guaranteed":4,"budget_gpu_h":100000,"why":"vision trains"}' >/dev/null
 call "$ADMIN" PUT /api/quotas '{"group":"speech","category":"training","guaranteed":4,"lend_limit":4,"why":"speech trains"}' >/dev/null
 call "$GRACE" POST /api/changes/1/approve '{"note":"agreed"}' >/dev/null
 call "$GRACE" POST /api/changes/2/approve '{"note":"agreed"}' >/dev/null
@@ -94,7 +97,7 @@ runs=$(submit '{"name":"runs","command":"sleep 3000","gpus":4,"checkpointable":t
 until_state "$runs" running
 waits=$(submit '{"name":"waits","command":"sleep 3000","gpus":4}')
 until [ "$(call "$ADA" GET "/api/jobs/$waits" | jq -r '.reason // empty')" != "" ]; do sleep 0.5; done
-call "$SPEECH" POST /api/loans "{\"lender\":\"vision\",\"gpus\":2,\"ends_at\":$(($(date +%s) + 90 * 86400)),\"why\":\"evaluation\"}" >/dev/null
+call "$SPEECH" POST /api/loans "{\"lender\":\"vision\",\"gpus\":2,\"ends_at\":$(($(date +%s) + 360 * 86400)),\"why\":\"evaluation\"}" >/dev/null
 call "$LEAD" POST /api/loans/1/approve '{"note":"approved"}' >/dev/null
 curl -sf -XPOST "$S/api/policies?note=fifo%20trial" -H "authorization: Bearer $ADMIN" --data-binary "@$fifo" >/dev/null
 call "$ADMIN" POST "/api/policies/$(sha256sum "$fifo" | cut -c1-64)/shadow" >/dev/null
