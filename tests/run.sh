@@ -74,4 +74,6 @@ tests/deploy.sh
 
 echo "== the OpenAPI document: validated as 3.1, and a client generated from it"
 TIDEPOOL_BIN="$CARGO_TARGET_DIR/debug/tidepool" tests/openapi/check.sh
+echo "== the handbook: every command in docs/ against a real server"
+TIDEPOOL_BIN="$CARGO_TARGET_DIR/debug/tidepool" tests/docs.sh
 echo "== all tests passed"
