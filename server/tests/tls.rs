@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use common::api::{engines, fresh_postgres};
 use common::live::{free_port, wait_for};
+use common::shell::Shell;
 use common::tls::{Https, Pki, agent, serve_https};
 use serde_json::json;
 
@@ -88,6 +89,18 @@ fn an_agent_runs_a_job_over_https_and_one_trusting_another_ca_is_refused() {
             agent(&url, &dir, "wrong", &tokens[1], &[("--ca-cert", &pki.other_ca)], Path::new(&wrong_log));
         log_says(Path::new(&wrong_log), "UnknownIssuer");
 
+        // The command line: without the CA it cannot reach the server and says why (exit
+        // 4); with `--ca-cert` it signs in and keeps using it.
+        let sh = Shell::in_dir(Path::new(&dir));
+        let out = sh.run(&["login", "--server", &url, "-u", "vision-dev"], "demo-password\n");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.code() == Some(4) && err.contains("UnknownIssuer"), "{out:?}");
+        let ca = pki.ca.to_str().unwrap();
+        let out =
+            sh.run(&["login", "--server", &url, "-u", "vision-dev", "--ca-cert", ca], "demo-password\n");
+        assert!(out.status.success(), "{out:?}");
+        assert!(sh.ok(&["whoami", "--ca-cert", ca]).contains("vision-dev"));
+
         let log = dir.clone() + "/agent.log";
         let _agent = agent(&url, &dir, "lab-0", &tokens[0], &[("--ca-cert", &pki.ca)], Path::new(&log));
         wait_for(30, "the agent to register over HTTPS", || (lab_gpus(&client, &admin) == 4).then_some(()));
@@ -126,7 +139,7 @@ fn with_a_client_ca_only_agents_with_its_certificates_sync_and_browsers_still_si
         ("--client-key", &pki.other_client_key),
     ];
     let _other = agent(&url, &dir, "other", &tokens[2], &other, Path::new(&other_log));
-    log_says(Path::new(&other_log), "register failed");
+    log_says(Path::new(&other_log), "UnknownCA");
 
     let log = dir.clone() + "/agent.log";
     let ours = [
