@@ -102,6 +102,8 @@ pub mod store;
 pub mod templates;
 /// Time limits by priority class: defaults, maximums, and the server's stop on nodes without an agent.
 pub mod time_limits;
+/// TLS: the server's HTTPS settings, and the CA and identity its clients use.
+pub mod tls;
 /// Usage history: samples at each sync, the hourly roll-up, the busy/idle curves (V4).
 pub mod usage;
 

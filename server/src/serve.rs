@@ -193,6 +193,12 @@ pub fn run(args: &ServeArgs) -> Result<String, String> {
 
 async fn serve(args: &ServeArgs) -> Result<String, String> {
     let metrics_token = metrics_token(args)?;
+    // Certificate files are checked before anything else starts.
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(crate::tls::server(cert, key, args.tls_client_ca.as_deref())?),
+        (None, None) => None,
+        _ => return Err("--tls-cert and --tls-key go together".into()),
+    };
     private_data_dir(&args.data_dir)?;
     let url = args
         .database_url
@@ -271,7 +277,8 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    tracing::info!("Tidepool is serving on http://{addr}");
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    tracing::info!("Tidepool is serving on {scheme}://{addr}");
     let _agents = if args.demo_agents {
         let agents = crate::demo_agents::start(&state.store, addr, &args.data_dir, unix_now()).await?;
         tracing::info!("started an agent with fake GPUs for every node");
@@ -282,7 +289,7 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
     let limits = serve_limits(args);
     // Readiness tells leader from standby by this server's name on the lease.
     let router = app(state.clone()).layer(axum::Extension(LeaseName(lease_name.into())));
-    crate::http::serve(listener, router, limits, async {
+    crate::http::serve_tls(listener, router, limits, tls, async {
         let _ = tokio::signal::ctrl_c().await;
     })
     .await

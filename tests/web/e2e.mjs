@@ -1,16 +1,19 @@
 // The web app in a real browser (the machine's Chromium, headless), against a real
 // `tidepool serve` on loopback with its demo organisation. Each flow checks what a person
 // sees and, where a role must not act, that the API refuses it too. MISSION Q6, T1, B1,
-// B2, O1, O2, V1, and the Reports page: A5, O4, V4, Q3, Q5, T3.
+// B2, O1, O2, V1, and the Reports page: A5, O4, V4, Q3, Q5, T3. One flow signs in over
+// HTTPS, to a second server with a certificate from a CA made here (openssl).
 //
 // TIDEPOOL_WEB_FLOWS picks the flows: `all` (the default), `base` (those that need no
 // report, usage, review or settings routes: a server without them still passes) or
 // `reports` (only those that do). Screenshots of the Reports page go to
 // tests/web/screenshots/ (TIDEPOOL_WEB_SCREENSHOTS elsewhere), for a person to look at.
 import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { X509Certificate, createHash } from 'node:crypto';
+import https from 'node:https';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -101,6 +104,61 @@ try {
     assert.ok(p.includes('Queue') && !p.includes('Policies') && p.includes('Reports'), p.join());
     await go(m, 'Reports');
     await m.waitForSelector('#reports');
+  });
+
+  // HTTPS (issue 14): a second server with a certificate from a CA made here; Chromium
+  // trusts that one certificate by its key's pin (not every certificate error).
+  await flow('a member signs in over HTTPS and loads a page', async () => {
+    const tls = mkdtempSync(join(tmpdir(), 'tidepool-web-tls-'));
+    const ssl = (...args) => execFileSync('openssl', args, { cwd: tls, stdio: 'ignore' });
+    ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2',
+      '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-subj', '/CN=Tidepool web test CA',
+      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign');
+    ssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'key.pem',
+      '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
+    writeFileSync(join(tls, 'ext'), 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
+    ssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial',
+      '-days', '2', '-extfile', 'ext', '-out', 'cert.pem');
+    const tlsPort = await new Promise((resolve) => {
+      const s = net.createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
+    });
+    const data = join(tls, 'data');
+    const secure = spawn(bin, ['serve', '--data-dir', data, '--listen', `127.0.0.1:${tlsPort}`,
+      '--tls-cert', join(tls, 'cert.pem'), '--tls-key', join(tls, 'key.pem')],
+      { env: { ...process.env, TIDEPOOL_ADMIN_PASSWORD: 'admin-pw' }, stdio: 'ignore' });
+    let tlsBrowser;
+    try {
+      // Up once /healthz answers over TLS to a client trusting the test CA alone.
+      const ca = readFileSync(join(tls, 'ca.pem'));
+      const healthy = () => new Promise((resolve) => {
+        https.get(`https://127.0.0.1:${tlsPort}/healthz`, { ca }, (r) => { r.resume(); resolve(r.statusCode === 200); })
+          .on('error', () => resolve(false));
+      });
+      await until('the HTTPS server', healthy, 60000);
+      const key = new X509Certificate(readFileSync(join(tls, 'cert.pem'))).publicKey.export({ type: 'spki', format: 'der' });
+      const pin = createHash('sha256').update(key).digest('base64');
+      tlsBrowser = await chromium.launch({
+        executablePath: process.env.TIDEPOOL_CHROMIUM || '/usr/bin/chromium',
+        args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+          '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run',
+          `--ignore-certificate-errors-spki-list=${pin}`],
+      });
+      const page = await (await tlsBrowser.newContext()).newPage();
+      page.on('pageerror', (e) => console.log(`page error (https): ${e.message}`));
+      await page.goto(`https://127.0.0.1:${tlsPort}/`);
+      assert.equal(await page.evaluate(() => location.protocol), 'https:');
+      await page.fill('input[name=username]', 'vision-dev');
+      await page.fill('input[name=password]', 'demo-password');
+      await page.click('#login button[type=submit]');
+      await page.waitForSelector('header nav button');
+      await go(page, 'Queue');
+      // The templates come from the API, over the same HTTPS connection's origin.
+      await page.waitForSelector('button[data-template="resnet50-imagenet"]');
+    } finally {
+      if (tlsBrowser) await tlsBrowser.close();
+      secure.kill('SIGKILL');
+      rmSync(tls, { recursive: true, force: true });
+    }
   });
 
   let job;

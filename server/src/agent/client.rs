@@ -40,13 +40,15 @@ impl Client {
             return Err(format!("--server must be http(s)://host:port, not `{server}`"));
         }
         reqwest::Url::parse(&base).map_err(|e| format!("--server `{server}`: {e}"))?;
-        // Each call sets its own deadline (`post_within`); connecting gets five seconds.
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(5))
-            .user_agent(concat!("tidepool-agent/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        let http = builder().build().map_err(|e| format!("cannot build the HTTP client: {e}"))?;
         Ok(Client { base, token, http })
+    }
+
+    /// The same client trusting `tls`'s CA and presenting its certificate, if any.
+    pub fn with_tls(mut self, tls: &crate::tls::ClientTls) -> Result<Client, String> {
+        self.http =
+            tls.apply(builder())?.build().map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        Ok(self)
     }
 
     /// POSTs `body` as JSON and reads the JSON answer within a minute; a non-2xx answer is
@@ -90,6 +92,13 @@ impl Client {
         }
         serde_json::from_slice(&bytes).map_err(|e| failed(format!("{path}: unreadable answer: {e}")))
     }
+}
+
+/// Each call sets its own deadline (`post_within`); connecting gets five seconds.
+fn builder() -> reqwest::ClientBuilder {
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(5))
+        .user_agent(concat!("tidepool-agent/", env!("CARGO_PKG_VERSION")))
 }
 
 /// What went wrong, with its cause: reqwest's own message names only the URL.

@@ -49,7 +49,12 @@ pub fn run(args: &AgentArgs) -> Result<String, String> {
         libc::prctl(libc::PR_SET_DUMPABLE, 0);
     }
     let gpus = Gpus::discover(args.fake_gpus.as_deref())?;
-    let client = Client::new(&args.server, token)?;
+    let tls = crate::tls::ClientTls {
+        ca_cert: args.ca_cert.clone(),
+        client_cert: args.client_cert.clone(),
+        client_key: args.client_key.clone(),
+    };
+    let client = Client::new(&args.server, token)?.with_tls(&tls)?;
     let setup = Setup::new(args)?;
     tracing::info!(setup = %setup.describe(), "agent starting");
     let runtime =

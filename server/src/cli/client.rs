@@ -21,6 +21,17 @@ pub struct ClientOpts {
     /// Human tables, or the API's JSON.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Trust this CA (PEM) for an `https://` server instead of the built-in public roots;
+    /// else TIDEPOOL_CA_CERT.
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
+}
+
+impl ClientOpts {
+    /// The CA to trust: `--ca-cert`, else TIDEPOOL_CA_CERT.
+    pub fn ca_cert(&self) -> Option<PathBuf> {
+        self.ca_cert.clone().or_else(|| std::env::var_os("TIDEPOOL_CA_CERT").map(PathBuf::from))
+    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -90,11 +90,21 @@ pub struct ServeArgs {
     /// collector); else TIDEPOOL_LOG_FORMAT. `RUST_LOG` still picks what is logged.
     #[arg(long, value_enum)]
     pub log_format: Option<crate::logging::LogFormat>,
+    /// Serve HTTPS with this certificate chain (PEM); needs --tls-key.
+    #[arg(long, value_name = "FILE", requires = "tls_key", conflicts_with = "demo_agents")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key (PEM) of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// Ask clients for certificates signed by this CA (PEM): agents must present one
+    /// (besides their node token); browsers and the command line need none.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_client_ca: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct AgentArgs {
-    /// The server's address, `http://host:port`.
+    /// The server's address, `http://host:port` or `https://host:port`.
     #[arg(long)]
     pub server: String,
     /// The node token (an admin issues it); better TIDEPOOL_NODE_TOKEN or the configuration
@@ -134,6 +144,15 @@ pub struct AgentArgs {
     /// Let jobs reach the network (by default a sandboxed job has none).
     #[arg(long)]
     pub job_network: bool,
+    /// Trust this CA (PEM) for an `https://` server instead of the built-in public roots.
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
+    /// The agent's certificate (PEM), for a server that asks agents for one (mutual TLS).
+    #[arg(long, value_name = "FILE", requires = "client_key")]
+    pub client_cert: Option<PathBuf>,
+    /// The private key (PEM) of --client-cert.
+    #[arg(long, value_name = "FILE", requires = "client_cert")]
+    pub client_key: Option<PathBuf>,
 }
 
 /// How an agent confines a job that names no image.

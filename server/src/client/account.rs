@@ -20,7 +20,7 @@ pub async fn login(opts: &ClientOpts, username: Option<&str>) -> Outcome {
         Some(u) if !u.trim().is_empty() => u.trim().to_string(),
         _ => return Err(Failure::Usage("who signs in? give --username NAME".into())),
     };
-    let api = Api::new(&base, None)?;
+    let api = Api::new(&base, None, opts.ca_cert())?;
     let password = password::read(&username, &base)?;
     let body = Login { username: username.clone(), password };
     let tokens: Tokens = api.anonymous(Method::POST, "/api/auth/login", Some(&body)).await?;
@@ -40,7 +40,7 @@ pub async fn logout(opts: &ClientOpts) -> Outcome {
         eprintln!("not signed in{}", base.map(|b| format!(" to {b}")).unwrap_or_default());
         return Ok(());
     };
-    let api = Api::new(&s.server, None)?;
+    let api = Api::new(&s.server, None, opts.ca_cert())?;
     let body = Logout { refresh_token: Some(s.refresh_token.clone()) };
     // An already-ended session answers 401: signed out all the same.
     match api.anonymous::<_, ()>(Method::POST, "/api/auth/logout", Some(&body)).await {

@@ -2,6 +2,7 @@
 //! with retries where they are safe, the bearer token on every call, and the session
 //! refreshed when its access token is about to expire or is refused.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
@@ -44,8 +45,9 @@ fn signed_out(base: &str, why: &str) -> Failure {
 }
 
 impl Api {
-    /// A client for `base` (`http://host:port`), with no session yet.
-    pub fn new(base: &str, session: Option<Session>) -> Result<Api, Failure> {
+    /// A client for `base` (`http://host:port` or `https://…`, trusting `ca_cert` when
+    /// given), with its session if any.
+    pub fn new(base: &str, session: Option<Session>, ca_cert: Option<PathBuf>) -> Result<Api, Failure> {
         let url = reqwest::Url::parse(base).map_err(|e| Failure::Usage(format!("server `{base}`: {e}")))?;
         if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
             return Err(Failure::Usage(format!("the server is http(s)://host:port, not `{base}`")));
@@ -54,7 +56,11 @@ impl Api {
             .connect_timeout(Duration::from_secs(5))
             // A followed log read waits up to 25 s on the server.
             .timeout(Duration::from_secs(60))
-            .user_agent(concat!("tidepool/", env!("CARGO_PKG_VERSION")))
+            .user_agent(concat!("tidepool/", env!("CARGO_PKG_VERSION")));
+        let tls = crate::tls::ClientTls { ca_cert, ..Default::default() };
+        let http = tls
+            .apply(http)
+            .map_err(Failure::Usage)?
             .build()
             .map_err(|e| Failure::Usage(format!("cannot build the HTTP client: {e}")))?;
         Ok(Api { base: base.to_string(), http, session })
@@ -68,7 +74,7 @@ impl Api {
             return Err(Failure::SignedOut("not signed in: run `tidepool login --server URL`".into()));
         };
         match session::load_session()?.filter(|s| s.server == base) {
-            Some(s) => Api::new(&base, Some(s)),
+            Some(s) => Api::new(&base, Some(s), opts.ca_cert()),
             None => Err(signed_out(&base, &format!("not signed in to {base}"))),
         }
     }

@@ -12,7 +12,11 @@ use crate::org_time::OrgZone;
 
 /// The options every client command takes, from `report`'s own `--server` and `--format`.
 pub fn client_opts(server: &Option<String>, json: bool) -> ClientOpts {
-    ClientOpts { server: server.clone(), format: if json { Format::Json } else { Format::Text } }
+    ClientOpts {
+        server: server.clone(),
+        format: if json { Format::Json } else { Format::Text },
+        ca_cert: None,
+    }
 }
 
 pub async fn weekly(

@@ -13,7 +13,7 @@ use crate::fleet::sync::Ctx;
 use crate::fleet::tokens::{self, NodeCaller};
 use crate::fleet::{register, sync};
 use crate::http::auth::Caller;
-use crate::http::{ApiError, AppJson, AppPath, AppState};
+use crate::http::{ApiError, AppJson, AppPath, AppState, ClientCertificate};
 
 /// The largest report an agent may send. An agent's report holds at most four chunks of
 /// 32 KiB of output, which JSON escaping of control characters can make six times larger:
@@ -25,6 +25,10 @@ impl FromRequestParts<AppState> for NodeCaller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        // Mutual TLS (`serve --tls-client-ca`): a verified client certificate first.
+        if let Some(refused) = parts.extensions.get::<ClientCertificate>().and_then(|c| c.refusal()) {
+            return Err(ApiError::Unauthorized(refused));
+        }
         let token = parts
             .headers
             .get(axum::http::header::AUTHORIZATION)

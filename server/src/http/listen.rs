@@ -5,6 +5,8 @@
 //! When the cap is reached, connections with nothing in flight for a second are closed
 //! to make room, so a flood of idle connections cannot lock callers out even for the
 //! length of a timeout. The client's address reaches handlers as `ConnectInfo`.
+//! Over TLS (`serve_tls`), the handshake counts against the header timeout and yields to
+//! make room like an idle connection (`http::tls`).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -19,7 +21,8 @@ use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpListener;
 use tokio::sync::{Notify, Semaphore, watch};
 use tokio::time::Instant;
 use tower::ServiceExt;
@@ -38,7 +41,7 @@ pub struct Limits {
 }
 
 /// A connection that has had nothing in flight this long may be closed to make room.
-const MAKE_ROOM_AFTER: Duration = Duration::from_secs(1);
+pub(super) const MAKE_ROOM_AFTER: Duration = Duration::from_secs(1);
 
 /// Kept here too, where the listener's tests and callers have always found it.
 pub use crate::os::raise_fd_limit;
@@ -94,6 +97,18 @@ pub async fn serve(
     limits: Limits,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
+    serve_tls(listener, router, limits, None, shutdown).await
+}
+
+/// `serve`, over TLS when `tls` is given (HTTPS).
+pub async fn serve_tls(
+    listener: TcpListener,
+    router: Router,
+    limits: Limits,
+    tls: Option<crate::tls::ServerTls>,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let acceptor = tls.map(|t| (tokio_rustls::TlsAcceptor::from(t.config), t.client_ca));
     let cap = limits.max_connections.max(1);
     let permits = Arc::new(Semaphore::new(cap));
     let room = Arc::new(Notify::new());
@@ -125,8 +140,20 @@ pub async fn serve(
             _ = &mut shutdown => break,
         };
         let (router, room, stopping) = (router.clone(), room.clone(), stopping.clone());
+        let acceptor = acceptor.clone();
         tokio::spawn(async move {
-            connection(stream, peer, router, limits, room, stopping).await;
+            let _ = stream.set_nodelay(true);
+            match acceptor {
+                None => connection(stream, peer, None, router, limits, room, stopping).await,
+                Some((acceptor, client_ca)) => {
+                    if let Some((stream, cert)) =
+                        super::tls::handshake(&acceptor, stream, &limits, &room).await
+                    {
+                        let cert = client_ca.then_some(cert);
+                        connection(stream, peer, cert, router, limits, room, stopping).await;
+                    }
+                }
+            }
             drop(permit);
         });
     }
@@ -136,20 +163,23 @@ pub async fn serve(
 }
 
 async fn connection(
-    stream: TcpStream,
+    stream: impl AsyncRead + AsyncWrite + Unpin + Send + 'static,
     peer: SocketAddr,
+    client_cert: Option<super::tls::ClientCertificate>,
     router: Router,
     limits: Limits,
     room: Arc<Notify>,
     mut stopping: watch::Receiver<bool>,
 ) {
-    let _ = stream.set_nodelay(true);
     let activity = Arc::new(Activity { state: Mutex::new((0, 0, Instant::now())) });
     let service = {
         let activity = activity.clone();
         hyper::service::service_fn(move |mut request: Request<Incoming>| {
             let in_flight = activity.begin();
             request.extensions_mut().insert(ConnectInfo(peer));
+            if let Some(cert) = &client_cert {
+                request.extensions_mut().insert(cert.clone());
+            }
             let router = router.clone();
             async move {
                 let response =

@@ -29,6 +29,7 @@ pub mod scope;
 mod settings;
 mod signin;
 mod templates;
+mod tls;
 mod trace;
 mod usage;
 mod views;
@@ -44,7 +45,8 @@ pub use crate::limits::Bounds;
 pub use auth::Keys;
 pub use error::ApiError;
 pub use extract::{AppBytes, AppJson, AppPath, AppQuery};
-pub use listen::{Limits, serve};
+pub use listen::{Limits, serve, serve_tls};
+pub use tls::ClientCertificate;
 pub use web::default_dir as default_web_dir;
 
 use crate::fleet::Fleet;

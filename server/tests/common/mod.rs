@@ -12,6 +12,7 @@ pub mod live;
 pub mod policies;
 pub mod receivers;
 pub mod shell;
+pub mod tls;
 pub mod typed;
 
 /// The shared traces folder: `TIDEPOOL_TRACES`, else `shared/traces` beside the checkout.
