@@ -27,6 +27,7 @@ fn main() -> ExitCode {
             return ExitCode::from(tidepool::agent::shim::run(&command[skip..]).clamp(0, 255) as u8);
         }
         Command::Client(command) => return tidepool::client::run(command),
+        Command::Drill { what } => tidepool::drill::run(what),
         Command::Simulate(args) => tidepool::simulate::run(args).map(|out| (out, true)),
         Command::Policy { what } => tidepool::policy_cmd::run(what),
         Command::Bench { what: BenchCommand::Api(args) } => {

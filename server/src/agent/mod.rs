@@ -51,7 +51,7 @@ pub fn run(args: &AgentArgs) -> Result<String, String> {
         libc::prctl(libc::PR_SET_DUMPABLE, 0);
     }
     let gpus = Gpus::discover(args.fake_gpus.as_deref())?;
-    let client = Client::new(&args.server, token)?;
+    let client = Client::with_servers(&args.server, token)?;
     let setup = Setup::new(args)?;
     tracing::info!(setup = %setup.describe(), "agent starting");
     let runtime =

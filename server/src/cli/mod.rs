@@ -4,10 +4,12 @@
 //! researchers ([`client`]).
 
 mod client;
+mod drill;
 mod serve;
 mod tools;
 
 pub use client::*;
+pub use drill::*;
 pub use serve::*;
 pub use tools::*;
 
@@ -46,6 +48,11 @@ pub enum Command {
     Policy {
         #[command(subcommand)]
         what: PolicyCommand,
+    },
+    /// Drill high availability: kill the leader with standbys waiting, and measure.
+    Drill {
+        #[command(subcommand)]
+        what: DrillCommand,
     },
     /// Measure the dispatcher.
     Bench {
