@@ -48,10 +48,10 @@ pub mod cli;
 pub mod client;
 /// `serve --demo-agents`: fake-GPU agents for the demo's nodes.
 pub mod demo_agents;
-/// High availability drilled: `tidepool drill failover` and the drills' records (O3).
-pub mod drill;
 /// The live dispatcher: records → plan() → records, under a leader lease.
 pub mod dispatch;
+/// High availability drilled: `tidepool drill failover` and the drills' records (O3).
+pub mod drill;
 /// The server's side of node agents: registration, sync, lost nodes, idle reclaim.
 pub mod fleet;
 /// Liveness and readiness: the database, its migrations, the dispatch role.

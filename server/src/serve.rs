@@ -201,7 +201,9 @@ pub fn run(args: &ServeArgs) -> Result<String, String> {
 
 async fn serve(args: &ServeArgs) -> Result<String, String> {
     if args.lease_renew_ms.saturating_mul(2) > args.lease_ttl_s as u64 * 1000 {
-        return Err("--lease-renew-ms: at most half of --lease-ttl-s, so one late renewal loses nothing".into());
+        return Err(
+            "--lease-renew-ms: at most half of --lease-ttl-s, so one late renewal loses nothing".into()
+        );
     }
     let metrics_token = metrics_token(args)?;
     private_data_dir(&args.data_dir)?;

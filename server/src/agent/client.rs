@@ -81,7 +81,8 @@ impl Client {
     /// Moves on from server `from` (unless a clone already did).
     fn move_on(&self, from: usize) {
         let next = (from + 1) % self.bases.len();
-        if next != from && self.at.compare_exchange(from, next, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+        if next != from && self.at.compare_exchange(from, next, Ordering::Relaxed, Ordering::Relaxed).is_ok()
+        {
             tracing::warn!(server = %self.bases[next], "moving to the next server");
         }
     }

@@ -64,7 +64,10 @@ pub async fn marks(store: &Store) -> Result<Option<Marks>, DispatchError> {
 /// A standby took a submission or a cancellation: the leader sees the nudge on its next
 /// renewal and runs a cycle at once rather than at its interval.
 pub async fn nudge(store: &Store) -> Result<(), DispatchError> {
-    sqlx::query("UPDATE leader_lease SET nudged_ms = $1 WHERE id = 1").bind(now_ms()).execute(&store.pool).await?;
+    sqlx::query("UPDATE leader_lease SET nudged_ms = $1 WHERE id = 1")
+        .bind(now_ms())
+        .execute(&store.pool)
+        .await?;
     Ok(())
 }
 

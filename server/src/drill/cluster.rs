@@ -115,7 +115,13 @@ pub struct Agent(Child);
 
 impl Agent {
     /// The agent `index` knows every server, its own list starting at a different one.
-    pub fn start(shared: &Shared, index: usize, servers: &[String], token: &str, pool: &str) -> Result<Agent, String> {
+    pub fn start(
+        shared: &Shared,
+        index: usize,
+        servers: &[String],
+        token: &str,
+        pool: &str,
+    ) -> Result<Agent, String> {
         let mut list = servers.to_vec();
         list.rotate_left(index % servers.len().max(1));
         let dir = shared.dir.join(format!("agent-{index}"));

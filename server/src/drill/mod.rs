@@ -63,14 +63,22 @@ async fn list(url: &str, format: Format) -> Result<String, String> {
         Format::Json => serde_json::to_string(&drills).expect("serializes"),
         Format::Text if drills.is_empty() => "no drills recorded".into(),
         Format::Text => {
-            let mut out = format!("{:>4}  {:<20}  {:>7}  {:>6}  {:>10}  {:>10}  result\n", "id", "finished (UTC)", "servers", "rounds", "median ms", "max ms");
+            let mut out = format!(
+                "{:>4}  {:<20}  {:>7}  {:>6}  {:>10}  {:>10}  result\n",
+                "id", "finished (UTC)", "servers", "rounds", "median ms", "max ms"
+            );
             for d in &drills {
                 let (y, m, day) = crate::calendar::civil_from_days(d.finished_at.div_euclid(86_400));
                 let s = d.finished_at.rem_euclid(86_400);
                 let when = format!("{y}-{m:02}-{day:02} {:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
                 out += &format!(
                     "{:>4}  {:<20}  {:>7}  {:>6}  {:>10}  {:>10}  {}\n",
-                    d.id, when, d.servers, d.rounds.len(), d.takeover_median_ms, d.takeover_max_ms,
+                    d.id,
+                    when,
+                    d.servers,
+                    d.rounds.len(),
+                    d.takeover_median_ms,
+                    d.takeover_max_ms,
                     if d.passed { "passed" } else { "FAILED" }
                 );
             }
@@ -85,18 +93,24 @@ async fn organise(store: &Store, args: &DrillFailoverArgs) -> Result<(String, St
     let now = crate::unix_now();
     let group = format!("drill{}-{}", now, std::process::id());
     let gid = store.create_group(&group, now).await.map_err(err)?;
-    sqlx::query("INSERT INTO quotas (group_id, model, category, guaranteed) VALUES ($1, 'drill-gpu', 'training', $2)")
-        .bind(gid)
-        .bind(i64::from(args.agents) * 8)
-        .execute(&store.pool)
-        .await
-        .map_err(|e| e.to_string())?;
+    sqlx::query(
+        "INSERT INTO quotas (group_id, model, category, guaranteed) VALUES ($1, 'drill-gpu', 'training', $2)",
+    )
+    .bind(gid)
+    .bind(i64::from(args.agents) * 8)
+    .execute(&store.pool)
+    .await
+    .map_err(|e| e.to_string())?;
     let password = random_b64(24);
     let user = format!("{group}-dev");
     store.create_user(&user, &password, Role::Member, Some(gid), now).await.map_err(err)?;
     let mut node_tokens = Vec::new();
     for i in 0..args.agents {
-        let new = tokens::Issue { node: format!("{group}-node-{i}"), pool: Some(group.clone()), expires_at: Some(now + 86_400) };
+        let new = tokens::Issue {
+            node: format!("{group}-node-{i}"),
+            pool: Some(group.clone()),
+            expires_at: Some(now + 86_400),
+        };
         node_tokens.push(tokens::issue_as(store, &new, "tidepool drill", now).await.map_err(err)?.token);
     }
     Ok((group, format!("{user}\n{password}"), node_tokens))
@@ -127,13 +141,14 @@ async fn failover(args: &DrillFailoverArgs) -> Result<(String, bool), String> {
         admin_password: random_b64(24),
     };
     let (group, login, node_tokens) = organise(&store, args).await?;
-    let http = reqwest::Client::builder().timeout(Duration::from_secs(10)).build().map_err(|e| e.to_string())?;
+    let http =
+        reqwest::Client::builder().timeout(Duration::from_secs(10)).build().map_err(|e| e.to_string())?;
     let mut servers = Vec::new();
+    // One after the other: the first takes the lease, the others stand by.
     for i in 0..args.servers as usize {
-        servers.push(Server::start(&shared, i)?);
-    }
-    for s in &servers {
-        s.wait_alive(&http, Duration::from_secs(60)).await?;
+        let server = Server::start(&shared, i)?;
+        server.wait_alive(&http, Duration::from_secs(60)).await?;
+        servers.push(server);
     }
     let urls: Vec<String> = servers.iter().map(Server::url).collect();
     let _agents = node_tokens
@@ -168,7 +183,8 @@ async fn failover(args: &DrillFailoverArgs) -> Result<(String, bool), String> {
     };
     let mut rounds: Vec<DrillRound> = Vec::new();
     for r in 1..=args.rounds {
-        let done = round::round(&mut drill, r).await.map_err(|e| format!("{e} (logs in {})", dir.display()))?;
+        let done =
+            round::round(&mut drill, r).await.map_err(|e| format!("{e} (logs in {})", dir.display()))?;
         eprintln!("round {r}: takeover {} ms", done.takeover_ms);
         rounds.push(done);
     }

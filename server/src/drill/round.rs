@@ -49,7 +49,8 @@ async fn submit(d: &Drill, first: usize, name: String) -> Option<(i64, i64)> {
 async fn leader(d: &Drill) -> Result<(usize, String, i64), String> {
     let until = Instant::now() + Duration::from_secs(30);
     loop {
-        if let Some((holder, epoch)) = current_lease(&d.store, crate::unix_now()).await.map_err(|e| e.to_string())?
+        if let Some((holder, epoch)) =
+            current_lease(&d.store, crate::unix_now()).await.map_err(|e| e.to_string())?
             && let Some(i) = d.servers.iter().position(|s| s.holder().as_deref() == Some(&holder))
         {
             return Ok((i, holder, epoch));
@@ -100,7 +101,8 @@ pub async fn round(d: &mut Drill, number: u32) -> Result<DrillRound, String> {
         cycled = took_over(d, old_epoch, kill_ms).await?;
     }
     let takeover_ms = cycled.unwrap_or(kill_ms) - kill_ms;
-    let submitted_in_gap = acked.iter().filter(|(_, at)| (kill_ms..=kill_ms + takeover_ms).contains(at)).count();
+    let submitted_in_gap =
+        acked.iter().filter(|(_, at)| (kill_ms..=kill_ms + takeover_ms).contains(at)).count();
 
     let ids: Vec<i64> = acked.iter().map(|(id, _)| *id).collect();
     let succeeded = wait_for_ends(d, &ids).await?;
@@ -138,8 +140,12 @@ async fn wait_for_ends(d: &Drill, ids: &[i64]) -> Result<usize, String> {
     );
     let until = Instant::now() + d.timeout;
     loop {
-        let row = sqlx::query(AssertSqlSafe(sql.clone())).fetch_one(&d.store.pool).await.map_err(|e| e.to_string())?;
-        let (ended, ok): (i64, i64) = (row.try_get(0).map_err(|e| e.to_string())?, row.try_get(1).map_err(|e| e.to_string())?);
+        let row = sqlx::query(AssertSqlSafe(sql.clone()))
+            .fetch_one(&d.store.pool)
+            .await
+            .map_err(|e| e.to_string())?;
+        let (ended, ok): (i64, i64) =
+            (row.try_get(0).map_err(|e| e.to_string())?, row.try_get(1).map_err(|e| e.to_string())?);
         if ended as usize == ids.len() || Instant::now() > until {
             return Ok(ok as usize);
         }
@@ -164,7 +170,8 @@ async fn twice(d: &Drill, ids: &[i64]) -> Result<u32, String> {
             "SELECT job_id FROM allocations WHERE job_id IN ({}) GROUP BY job_id HAVING COUNT(*) > 1",
             id_list(ids)
         );
-        let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(&d.store.pool).await.map_err(|e| e.to_string())?;
+        let rows =
+            sqlx::query(AssertSqlSafe(sql)).fetch_all(&d.store.pool).await.map_err(|e| e.to_string())?;
         for r in rows {
             twice.insert(r.try_get(0).map_err(|e| e.to_string())?);
         }
