@@ -1,10 +1,15 @@
--- High availability (issue 14, O3). The lease row gains three marks in Unix milliseconds:
--- the holder's last cycle (a drill times a takeover by it), its last cycle that decided
--- something (standbys wake their agents' waiting syncs on it), and the last time a
--- standby took a submission or a cancellation (the leader runs a cycle on it at once).
-ALTER TABLE leader_lease ADD COLUMN cycled_ms BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE leader_lease ADD COLUMN decided_ms BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE leader_lease ADD COLUMN nudged_ms BIGINT NOT NULL DEFAULT 0;
+-- High availability (issue 14, O3): the lease row's marks, in Unix milliseconds, beside it
+-- (one row): the holder's last cycle (a drill times a takeover by it), its last cycle that
+-- decided something (standbys wake their agents' waiting syncs on it), and the last time
+-- a standby took a submission or a cancellation (the leader runs a cycle on it at once).
+-- The holder writes them in the transaction that fences its decisions.
+CREATE TABLE lease_marks (
+    id          INTEGER PRIMARY KEY CHECK (id = 1), -- one row
+    cycled_ms   BIGINT NOT NULL,
+    decided_ms  BIGINT NOT NULL,
+    nudged_ms   BIGINT NOT NULL
+);
+INSERT INTO lease_marks (id, cycled_ms, decided_ms, nudged_ms) VALUES (1, 0, 0, 0);
 
 -- Failover drills (`tidepool drill failover`): when one ran, on what, and what it found,
 -- so "drilled" has a date and a figure. Times are Unix seconds (UTC).

@@ -47,10 +47,12 @@ pub struct Marks {
 
 /// The lease row as it stands (`None` before any server took it).
 pub async fn marks(store: &Store) -> Result<Option<Marks>, DispatchError> {
-    let row =
-        sqlx::query("SELECT holder, epoch, cycled_ms, decided_ms, nudged_ms FROM leader_lease WHERE id = 1")
-            .fetch_optional(&store.pool)
-            .await?;
+    let row = sqlx::query(
+        "SELECT l.holder, l.epoch, m.cycled_ms, m.decided_ms, m.nudged_ms \
+         FROM leader_lease l, lease_marks m WHERE l.id = 1 AND m.id = 1",
+    )
+    .fetch_optional(&store.pool)
+    .await?;
     let Some(row) = row else { return Ok(None) };
     Ok(Some(Marks {
         holder: row.try_get(0)?,
@@ -64,7 +66,7 @@ pub async fn marks(store: &Store) -> Result<Option<Marks>, DispatchError> {
 /// A standby took a submission or a cancellation: the leader sees the nudge on its next
 /// renewal and runs a cycle at once rather than at its interval.
 pub async fn nudge(store: &Store) -> Result<(), DispatchError> {
-    sqlx::query("UPDATE leader_lease SET nudged_ms = $1 WHERE id = 1")
+    sqlx::query("UPDATE lease_marks SET nudged_ms = $1 WHERE id = 1")
         .bind(now_ms())
         .execute(&store.pool)
         .await?;
@@ -83,20 +85,30 @@ impl Lease {
         now: i64,
         decided: bool,
     ) -> Result<bool, DispatchError> {
-        let ms = now_ms();
+        // Never shortened: a cycle longer than the TTL must not leave the lease looking
+        // expired (the keeper's renewals run ahead of it).
         let done = sqlx::query(
-            "UPDATE leader_lease SET expires_at = $1, cycled_ms = $2, \
-             decided_ms = CASE WHEN $3 = 1 THEN $2 ELSE decided_ms END \
-             WHERE id = 1 AND holder = $4 AND epoch = $5",
+            "UPDATE leader_lease SET expires_at = CASE WHEN expires_at > $1 THEN expires_at ELSE $1 END \
+             WHERE id = 1 AND holder = $2 AND epoch = $3",
         )
         .bind(now + self.ttl_s)
-        .bind(ms)
-        .bind(i64::from(decided))
         .bind(&self.holder)
         .bind(epoch)
         .execute(&mut **tx)
         .await?;
-        Ok(done.rows_affected() == 1)
+        if done.rows_affected() != 1 {
+            return Ok(false);
+        }
+        let ms = now_ms();
+        sqlx::query(
+            "UPDATE lease_marks SET cycled_ms = $1, decided_ms = CASE WHEN $2 = 1 THEN $1 ELSE decided_ms END \
+             WHERE id = 1",
+        )
+        .bind(ms)
+        .bind(i64::from(decided))
+        .execute(&mut **tx)
+        .await?;
+        Ok(true)
     }
 
     /// Whether a decision carrying `epoch` would be written now: the fence, in a
