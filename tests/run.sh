@@ -41,6 +41,8 @@ echo "== PostgreSQL for the API tests"
 # rather than letting the API tests pass on SQLite alone.
 pg_env=$(tests/postgres.sh start) || { echo "cannot start PostgreSQL (port ${TIDEPOOL_PGPORT:-55432})" >&2; exit 1; }
 eval "$pg_env"
+# The API tests on PostgreSQL use it, and so does the failover drill (server/tests/failover_drill.rs:
+# real servers and agents on one database, the leader SIGKILLed mid-burst).
 trap 'tests/postgres.sh stop "$TIDEPOOL_PGDIR"' EXIT
 
 echo "== tests"

@@ -52,6 +52,8 @@ pub mod config;
 pub mod demo_agents;
 /// The live dispatcher: records → plan() → records, under a leader lease.
 pub mod dispatch;
+/// High availability drilled: `tidepool drill failover` and the drills' records (O3).
+pub mod drill;
 /// The server's side of node agents: registration, sync, lost nodes, idle reclaim.
 pub mod fleet;
 /// Liveness and readiness: the database, its migrations, the dispatch role.

@@ -39,6 +39,7 @@ fn main() -> ExitCode {
             tidepool::config::show(args).map(|out| (out, true))
         }
         Command::Client(command) => return tidepool::client::run(command),
+        Command::Drill { what } => tidepool::drill::run(what),
         Command::Simulate(args) => tidepool::simulate::run(args).map(|out| (out, true)),
         Command::Policy { what } => tidepool::policy_cmd::run(what),
         Command::Bench { what: BenchCommand::Api(args) } => {

@@ -7,6 +7,7 @@ use std::time::Duration;
 use tidepool_core::Policies;
 
 use crate::cli::{PolicyEngine, ServeArgs};
+use crate::dispatch::keeper::Keeper;
 use crate::dispatch::{DispatchError, Dispatcher, Lease};
 use crate::fleet::{Fleet, FleetConfig};
 use crate::health::LeaseName;
@@ -75,10 +76,10 @@ async fn dispatch_loop(
     let mut pruned_at = 0;
     let mut rolled_at = 0;
     loop {
-        tokio::select! {
-            _ = wake.notified() => {}
-            _ = tokio::time::sleep(every) => {}
-        }
+        let woken = tokio::select! {
+            _ = wake.notified() => true,
+            _ = tokio::time::sleep(every) => false,
+        };
         // Sign-in throttle rows past their window, once a minute (any server may do it).
         let now = unix_now();
         if now - pruned_at >= 60 {
@@ -94,7 +95,14 @@ async fn dispatch_loop(
         let leading = cycle.is_ok();
         // A cycle logs its own figures (`Dispatcher::run`); only failures are left here.
         match cycle {
-            Ok(_) | Err(DispatchError::NotLeader(_)) => {}
+            Ok(_) => {}
+            // A standby woken by a submission or a cancellation tells the leader.
+            Err(DispatchError::NotLeader(_)) if woken => {
+                if let Err(e) = crate::dispatch::lease::nudge(&dispatcher.store).await {
+                    tracing::error!(error = %e, "nudging the leader");
+                }
+            }
+            Err(DispatchError::NotLeader(_)) => {}
             Err(e) => tracing::error!(error = %e, "dispatch cycle"),
         }
         // Alerts (O2) are evaluated and sent on their own task after each leading cycle.
@@ -192,6 +200,11 @@ pub fn run(args: &ServeArgs) -> Result<String, String> {
 }
 
 async fn serve(args: &ServeArgs) -> Result<String, String> {
+    if args.lease_renew_ms.saturating_mul(2) > args.lease_ttl_s as u64 * 1000 {
+        return Err(
+            "--lease-renew-ms: at most half of --lease-ttl-s, so one late renewal loses nothing".into()
+        );
+    }
     let metrics_token = metrics_token(args)?;
     // Certificate files are checked before anything else starts.
     let tls = match (&args.tls_cert, &args.tls_key) {
@@ -264,13 +277,23 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
     let shutdown_lease = (store.clone(), Lease { holder: holder.clone(), ttl_s: 0 });
     let lease_holder = holder.clone();
     let lease_name = holder.clone();
-    let lease = Lease { holder, ttl_s: 3 * args.dispatch_interval_s.max(1) as i64 };
+    // The lease lives on its own period, apart from the cycles (a takeover within
+    // seconds); every write still re-checks its epoch.
+    let keeper = Keeper {
+        store: store.clone(),
+        lease: Lease { holder: holder.clone(), ttl_s: args.lease_ttl_s },
+        every: Duration::from_millis(args.lease_renew_ms),
+        wake: wake.clone(),
+        fleet: fleet.clone(),
+    };
+    let lease = Lease { holder, ttl_s: args.lease_ttl_s };
     let mut dispatcher = Dispatcher::with_modules(store, desk.policies.clone(), lease);
     dispatcher.fleet = Some(fleet);
     dispatcher.config.min_runtime_s = args.min_runtime_s;
     let every = Duration::from_secs(args.dispatch_interval_s.max(1));
     let alerts = Arc::new(tokio::sync::Notify::new());
     tokio::spawn(dispatch_loop(dispatcher, desk.clone(), wake, every, alerts.clone()));
+    tokio::spawn(keeper.run());
     tokio::spawn(report_delivery(state.store.clone(), args, lease_holder.clone())?);
     tokio::spawn(alert_delivery(state.store.clone(), args, lease_holder, alerts)?);
     let listener = tokio::net::TcpListener::bind(&args.listen)
@@ -289,13 +312,28 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
     let limits = serve_limits(args);
     // Readiness tells leader from standby by this server's name on the lease.
     let router = app(state.clone()).layer(axum::Extension(LeaseName(lease_name.into())));
-    crate::http::serve_tls(listener, router, limits, tls, async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
-    .await
-    .map_err(|e| format!("server: {e}"))?;
+    crate::http::serve_tls(listener, router, limits, tls, stop_asked())
+        .await
+        .map_err(|e| format!("server: {e}"))?;
     // Hand the lease over at once rather than at expiry.
     let (store, lease) = shutdown_lease;
     lease.release(&store).await.map_err(|e| e.to_string())?;
     Ok("stopped".into())
+}
+
+/// Ctrl-C or SIGTERM (what systemd, containers and orchestrators send): either stops the
+/// server cleanly, handing its lease over at once.
+async fn stop_asked() {
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(term) => term,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot watch for SIGTERM; only Ctrl-C stops the server cleanly");
+            let _ = tokio::signal::ctrl_c().await;
+            return;
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
 }

@@ -174,3 +174,38 @@ async fn a_released_lease_passes_to_the_standby_at_once() {
     a.lease.release(&app.state.store).await.expect("release");
     assert_eq!(b.cycle(1_002).await.expect("b takes over").epoch, 2);
 }
+
+// O3: servers on one database talk through the lease row: a cycle stamps itself (and its
+// decision, which wakes standbys' agents), a standby's nudge is seen by the leader, and
+// the fence alone refuses a stale epoch after a takeover (what the drill asks of a
+// killed leader's epoch).
+#[tokio::test]
+async fn the_lease_row_marks_cycles_decisions_and_nudges_and_fences_stale_epochs() {
+    use tidepool::dispatch::lease::{marks, nudge};
+    for engine in engines() {
+        let app = TestApp::new(engine).await;
+        let store = &app.state.store;
+        let vision = app.token("vision-dev", "demo-password").await;
+        let (a, b) = (dispatcher(&app, "a"), dispatcher(&app, "b"));
+        let epoch_a = a.cycle(1_000).await.expect("a leads").epoch;
+        let first = marks(store).await.expect("marks").expect("a lease row");
+        assert!(first.cycled_ms > 0 && first.holder == "a", "{engine}: {first:?}");
+        submit(&app, &vision, "j", 1).await;
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        assert_eq!(a.cycle(1_001).await.expect("cycle").placed, 1);
+        let placed = marks(store).await.expect("marks").expect("row");
+        assert!(
+            placed.decided_ms > first.cycled_ms && placed.decided_ms == placed.cycled_ms,
+            "{engine}: {placed:?}"
+        );
+        assert_eq!(placed.nudged_ms, 0, "{engine}");
+        nudge(store).await.expect("nudge");
+        assert!(marks(store).await.expect("marks").expect("row").nudged_ms > 0, "{engine}");
+
+        assert!(a.lease.would_write(store, epoch_a).await.expect("fence"), "{engine}: a still leads");
+        // a stops renewing; b takes the lease once it expired.
+        let epoch_b = b.lease.acquire(store, 1_100).await.expect("b takes over");
+        assert!(!a.lease.would_write(store, epoch_a).await.expect("fence"), "{engine}: a is fenced");
+        assert!(b.lease.would_write(store, epoch_b).await.expect("fence"), "{engine}: b writes");
+    }
+}

@@ -12,6 +12,8 @@ pub mod alerts;
 pub mod auth;
 /// Configuration changes under two-person review.
 pub mod changes;
+/// Failover drills and what they measured.
+pub mod drills;
 /// The error shape every failure answers with.
 pub mod errors;
 /// Nodes as admins manage them, and node tokens.

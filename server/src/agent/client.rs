@@ -1,7 +1,12 @@
 //! The agent's HTTP client: JSON over HTTP/1.1 to the server, with the node token. Every
 //! request has a deadline, so a server or proxy that stops answering never holds the
 //! agent: it goes on watching its jobs, and fences them itself if the silence lasts.
+//! Given several servers (one database, O3), it talks to one at a time and moves to the
+//! next on a connection failure or a 5xx answer; a sync is safe to repeat on another
+//! server (the records decide what runs; the agent never starts an allocation twice).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -12,6 +17,10 @@ use serde::de::DeserializeOwned;
 #[derive(Clone)]
 pub struct Client {
     base: String,
+    /// Every server given, in order; `base` is the first, `at` the one in use (shared by
+    /// the clones, so a move sticks).
+    bases: Arc<[String]>,
+    at: Arc<AtomicUsize>,
     token: String,
     http: reqwest::Client,
 }
@@ -21,6 +30,8 @@ pub struct Client {
 pub struct Failure {
     pub status: Option<u16>,
     pub message: String,
+    /// Another server may answer: this one could not be reached, or answered 5xx.
+    pub elsewhere: bool,
 }
 
 impl std::fmt::Display for Failure {
@@ -30,7 +41,7 @@ impl std::fmt::Display for Failure {
 }
 
 fn failed(message: String) -> Failure {
-    Failure { status: None, message }
+    Failure { status: None, message, elsewhere: false }
 }
 
 impl Client {
@@ -41,7 +52,34 @@ impl Client {
         }
         reqwest::Url::parse(&base).map_err(|e| format!("--server `{server}`: {e}"))?;
         let http = builder().build().map_err(|e| format!("cannot build the HTTP client: {e}"))?;
-        Ok(Client { base, token, http })
+        let bases = Arc::from(vec![base.clone()]);
+        Ok(Client { base, bases, at: Arc::default(), token, http })
+    }
+
+    /// A client for several servers on one database, tried in turn.
+    pub fn with_servers(servers: &[String], token: String) -> Result<Client, String> {
+        let first = servers.first().ok_or("give --server")?;
+        let mut client = Client::new(first, token)?;
+        for s in &servers[1..] {
+            Client::new(s, String::new())?;
+        }
+        client.bases = servers.iter().map(|s| s.trim_end_matches('/').to_string()).collect();
+        Ok(client)
+    }
+
+    /// The server in use.
+    fn current(&self) -> (usize, &str) {
+        let at = self.at.load(Ordering::Relaxed) % self.bases.len();
+        (at, self.bases.get(at).map_or(self.base.as_str(), |b| b.as_str()))
+    }
+
+    /// Moves on from server `from` (unless a clone already did).
+    fn move_on(&self, from: usize) {
+        let next = (from + 1) % self.bases.len();
+        if next != from && self.at.compare_exchange(from, next, Ordering::Relaxed, Ordering::Relaxed).is_ok()
+        {
+            tracing::warn!(server = %self.bases[next], "moving to the next server");
+        }
     }
 
     /// The same client trusting `tls`'s CA and presenting its certificate, if any.
@@ -65,21 +103,39 @@ impl Client {
         body: &B,
         timeout: Duration,
     ) -> Result<R, Failure> {
-        match tokio::time::timeout(timeout, self.exchange(path, body)).await {
-            Ok(r) => r,
-            Err(_) => Err(failed(format!("{path}: no answer within {} s", timeout.as_secs()))),
+        // Each server once at most: an unreachable one or a 5xx is tried on the next at
+        // once; one that does not answer in time costs the call (the next call moves on).
+        let mut last = failed(format!("{path}: no server"));
+        for _ in 0..self.bases.len() {
+            let (at, base) = self.current();
+            match tokio::time::timeout(timeout, self.exchange(base, path, body)).await {
+                Ok(Ok(r)) => return Ok(r),
+                Ok(Err(f)) if f.elsewhere => last = f,
+                Ok(Err(f)) => return Err(f),
+                Err(_) => {
+                    self.move_on(at);
+                    return Err(failed(format!("{path}: no answer within {} s", timeout.as_secs())));
+                }
+            }
+            self.move_on(at);
         }
+        Err(last)
     }
 
-    async fn exchange<B: Serialize, R: DeserializeOwned>(&self, path: &str, body: &B) -> Result<R, Failure> {
+    async fn exchange<B: Serialize, R: DeserializeOwned>(
+        &self,
+        base: &str,
+        path: &str,
+        body: &B,
+    ) -> Result<R, Failure> {
         let response = self
             .http
-            .post(format!("{}{path}", self.base))
+            .post(format!("{base}{path}"))
             .bearer_auth(&self.token)
             .json(body)
             .send()
             .await
-            .map_err(|e| failed(format!("{path}: {}", cause(&e))))?;
+            .map_err(|e| Failure { elsewhere: true, ..failed(format!("{base}{path}: {}", cause(&e))) })?;
         let status = response.status();
         let bytes = response.bytes().await.map_err(|e| failed(format!("{path}: {}", cause(&e))))?;
         if !status.is_success() {
@@ -88,6 +144,7 @@ impl Client {
             return Err(Failure {
                 status: Some(status.as_u16()),
                 message: format!("{path}: {status}: {text}"),
+                elsewhere: status.is_server_error(),
             });
         }
         serde_json::from_slice(&bytes).map_err(|e| failed(format!("{path}: unreadable answer: {e}")))

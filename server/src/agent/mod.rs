@@ -54,7 +54,7 @@ pub fn run(args: &AgentArgs) -> Result<String, String> {
         client_cert: args.client_cert.clone(),
         client_key: args.client_key.clone(),
     };
-    let client = Client::new(&args.server, token)?.with_tls(&tls)?;
+    let client = Client::with_servers(&args.server, token)?.with_tls(&tls)?;
     let setup = Setup::new(args)?;
     tracing::info!(setup = %setup.describe(), "agent starting");
     let runtime =

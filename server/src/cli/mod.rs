@@ -5,11 +5,13 @@
 
 mod client;
 mod config;
+mod drill;
 mod serve;
 mod tools;
 
 pub use client::*;
 pub use config::*;
+pub use drill::*;
 pub use serve::*;
 pub use tools::*;
 
@@ -48,6 +50,11 @@ pub enum Command {
     Policy {
         #[command(subcommand)]
         what: PolicyCommand,
+    },
+    /// Drill high availability: kill the leader with standbys waiting, and measure.
+    Drill {
+        #[command(subcommand)]
+        what: DrillCommand,
     },
     /// Measure the dispatcher.
     Bench {

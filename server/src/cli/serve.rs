@@ -23,6 +23,14 @@ pub struct ServeArgs {
     /// Seconds between dispatch cycles when nothing wakes the dispatcher sooner.
     #[arg(long, default_value_t = 5)]
     pub dispatch_interval_s: u64,
+    /// Seconds the dispatch lease lasts without renewal: a standby takes over this long
+    /// after the leader stops (2 to 300).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(i64).range(2..=300))]
+    pub lease_ttl_s: i64,
+    /// Milliseconds between renewals of the lease by its holder, and between tries by
+    /// standbys; at most half the TTL.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(100..=60_000))]
+    pub lease_renew_ms: u64,
     /// Who decides: the built-in policies, or the default modules in the sandbox.
     #[arg(long, value_enum, default_value_t = PolicyEngine::Native)]
     pub policies: PolicyEngine,
@@ -104,9 +112,10 @@ pub struct ServeArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct AgentArgs {
-    /// The server's address, `http://host:port` or `https://host:port`.
-    #[arg(long)]
-    pub server: String,
+    /// The servers' addresses, `http(s)://host:port`, comma-separated or repeated: on a
+    /// connection failure or a 5xx answer the agent moves to the next one.
+    #[arg(long, required = true, value_delimiter = ',')]
+    pub server: Vec<String>,
     /// The node token (an admin issues it); better TIDEPOOL_NODE_TOKEN or the configuration
     /// file, which other processes on the node cannot read.
     #[arg(long, env = "TIDEPOOL_NODE_TOKEN")]

@@ -61,14 +61,8 @@ pub async fn write(
     let Decisions { snap, ids, plan, policy_events } = d;
     let mut tx = store.pool.begin().await?;
     // Fencing: a decision carrying a stale epoch is refused (nothing below is written).
-    let fenced =
-        sqlx::query("UPDATE leader_lease SET expires_at = $1 WHERE id = 1 AND holder = $2 AND epoch = $3")
-            .bind(now + lease.ttl_s)
-            .bind(&lease.holder)
-            .bind(epoch)
-            .execute(&mut *tx)
-            .await?;
-    if fenced.rows_affected() != 1 {
+    let decided = !(plan.placements.is_empty() && plan.preemptions.is_empty());
+    if !lease.fence(&mut tx, epoch, now, decided).await? {
         return Err(DispatchError::NotLeader(format!("epoch {epoch} is stale")));
     }
     for p in &plan.preemptions {

@@ -5,7 +5,8 @@
 
 mod apply;
 mod grants;
-mod lease;
+pub mod keeper;
+pub mod lease;
 mod load;
 pub mod rehearse;
 

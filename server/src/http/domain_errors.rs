@@ -327,3 +327,14 @@ impl From<crate::reviews::ReviewError> for ApiError {
         }
     }
 }
+
+impl From<crate::drill::record::DrillError> for ApiError {
+    fn from(e: crate::drill::record::DrillError) -> Self {
+        use crate::drill::record::DrillError;
+        match e {
+            DrillError::Denied => ApiError::Forbidden(e.to_string()),
+            DrillError::Corrupt(_) => ApiError::Internal(e.to_string()),
+            DrillError::Store(e) => e.into(),
+        }
+    }
+}

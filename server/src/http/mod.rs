@@ -9,6 +9,7 @@ pub mod auth;
 mod changes;
 mod cluster;
 mod domain_errors;
+mod drills;
 mod error;
 mod extract;
 mod health;
@@ -315,6 +316,7 @@ pub const ROUTES: &[Route] = &[
         "Acknowledge one of one's alerts: read, and no more reminders to anyone",
     ),
     route("get", "/api/alerts/settings", Admin, "The alert webhook: its URL and body shape"),
+    route("get", "/api/drills", Admin, "Failover drills and what they measured, newest first"),
     json(route(
         "put",
         "/api/alerts/settings",
@@ -415,6 +417,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/alerts/{id}/read", post(alerts::read))
         .route("/api/alerts/{id}/ack", post(alerts::acknowledge))
         .route("/api/alerts/settings", get(alerts::get_settings).put(alerts::put_settings))
+        .route("/api/drills", get(drills::list))
         .route("/api/reviews/quotas", get(reviews::quotas))
         .route("/api/reviews/quotas/propose", post(reviews::propose))
         .route("/api/reviews/idle", get(reviews::idle))

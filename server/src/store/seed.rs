@@ -32,7 +32,13 @@ pub async fn bootstrap_admin(
     }
     let generated = password.is_none();
     let password = password.unwrap_or_else(|| random_b64(18));
-    store.create_user("admin", &password, Role::Admin, None, now).await?;
+    if let Err(e) = store.create_user("admin", &password, Role::Admin, None, now).await {
+        // Servers started together on one database (high availability): one made it.
+        if store.count_admins().await? > 0 {
+            return Ok(None);
+        }
+        return Err(e.into());
+    }
     Ok(generated.then_some(password))
 }
 

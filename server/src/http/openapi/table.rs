@@ -255,6 +255,7 @@ pub const OPS: &[Op] = &[
     op("post", "/api/alerts/{id}/read", "readAlert", 200, s::<api::alerts::Alert>),
     op("post", "/api/alerts/{id}/ack", "acknowledgeAlert", 200, s::<api::alerts::Alert>),
     op("get", "/api/alerts/settings", "getAlertSettings", 200, s::<api::alerts::AlertSettings>),
+    op("get", "/api/drills", "listDrills", 200, s::<api::drills::DrillList>),
     op("put", "/api/alerts/settings", "putAlertSettings", 200, s::<api::alerts::AlertSettings>)
         .body(s::<api::alerts::AlertSettings>, ex::alert_settings),
     op("get", "/api/reviews/quotas", "quotaReview", 200, s::<api::reviews::QuotaReview>).query(MONTH_QUERY),
