@@ -59,7 +59,7 @@ export TIDEPOOL_REQUIRE_TOOLS=1
 # A real SMTP server for the mail-delivery tests (aiosmtpd, pinned, in a venv outside the clone).
 TIDEPOOL_TEST_SMTPD=$(tests/smtp/venv.sh)
 export TIDEPOOL_TEST_SMTPD
-cargo test --workspace --locked
+cargo test --workspace --locked --no-fail-fast
 # The web app's pure parts (charts, tables, CSV, weeks, the wait timeline) on the host.
 cargo test --manifest-path frontend/Cargo.toml --lib --locked
 

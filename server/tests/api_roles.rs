@@ -910,7 +910,8 @@ mod organisation {
                     expect(app.call("POST", &path, token, None).await, want, &format!("{route} {label}"));
                 }
             }
-            ("get", "/api/alerts/settings") => {
+            // O3: the failover drills' records are the operators' (admins') to read.
+            ("get", "/api/alerts/settings" | "/api/drills") => {
                 let rows = [
                     ("anonymous", None, ANON),
                     ("member", dev, NO),
