@@ -127,3 +127,48 @@ fn same_inputs_give_byte_identical_json() {
     assert!(!first.stdout.is_empty());
     assert_eq!(first.stdout, second.stdout, "two runs differ");
 }
+
+// Issue 15 (P1, D4): on each Philly group alone on 64 GPUs, the default with time-sharing
+// (checkpointable jobs take turns by attained service) finishes jobs sooner than the
+// default without it, and starves no one: every job completes, and the slowest 1% wait
+// no longer than they would without time-sharing (plus a small margin).
+#[test]
+fn time_sharing_beats_the_default_on_every_group_and_starves_no_one() {
+    let (trace, groups) = philly();
+    let names: Vec<String> = std::fs::read_to_string(&groups)
+        .expect("groups file")
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').next().map(str::to_string))
+        .collect();
+    assert_eq!(names.len(), 11);
+    let sim = |group: String, policy: &'static str| {
+        let trace = trace.clone();
+        thread::spawn(move || {
+            let args = ["simulate", "--trace", &trace, "--from", "2017-10-01", "--to", "2017-11-30"];
+            let scope = ["--nodes", "8", "--gpus-per-node", "8", "--only-group", &group];
+            let args: Vec<&str> = args.iter().chain(&scope).copied().chain(["--policy", policy]).collect();
+            json(&args)
+        })
+    };
+    let (mut jobs, mut default_sum, mut timeshare_sum, mut preemptions) = (0.0, 0.0, 0.0, 0.0);
+    for name in names {
+        let (d, t) = (sim(name.clone(), "default"), sim(name.clone(), "timeshare"));
+        let (d, t) = (d.join().expect("default run"), t.join().expect("timeshare run"));
+        assert_eq!(f(&t, "capacity_gpus"), 64.0, "{name}");
+        assert_eq!(f(&t, "completed"), f(&t, "jobs"), "{name}: every job completes");
+        let (dj, tj) = (f(&d, "avg_jct_s"), f(&t, "avg_jct_s"));
+        assert!(tj <= dj * 1.001, "{name}: time-sharing avg JCT {tj} s vs default {dj} s");
+        let (dw, tw) = (f(&d, "p99_wait_s"), f(&t, "p99_wait_s"));
+        assert!(tw <= dw * 1.25 + 3600.0, "{name}: p99 wait {tw} s with time-sharing vs {dw} s without");
+        assert_eq!(f(&d, "preemptions"), 0.0, "{name}: nothing preempts without time-sharing");
+        jobs += f(&t, "jobs");
+        default_sum += dj * f(&d, "jobs");
+        timeshare_sum += tj * f(&t, "jobs");
+        preemptions += f(&t, "preemptions");
+    }
+    assert!(jobs > 60_000.0, "the window holds ~68.5k jobs");
+    assert!(preemptions > 0.0, "time-sharing took turns");
+    let (d, t) = (default_sum / jobs, timeshare_sum / jobs);
+    assert!(t < 0.95 * d, "over all groups: time-sharing avg JCT {t} s vs default {d} s");
+}

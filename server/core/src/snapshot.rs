@@ -17,6 +17,40 @@ pub struct CycleConfig {
     pub min_runtime_s: u64,
     /// Most blocked jobs that may pick preemption victims in one cycle (bounds the cost).
     pub max_preemptors: usize,
+    /// Time-sharing among checkpointable jobs of one group and class; `None`: off.
+    #[serde(default)]
+    pub timeshare: Option<TimeShare>,
+}
+
+/// Time-sharing (Tiresias' discretized least-attained-service): jobs fall into queues by
+/// the GPU-seconds they have received; a waiting job may stop a running checkpointable
+/// job of its own group and class that sits in a later queue. Within a queue, first come
+/// first served: nobody is stopped for a peer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimeShare {
+    /// Ascending GPU-second bounds between queues: a job that has received `a` GPU-seconds
+    /// is in queue `count(bound <= a)`.
+    pub thresholds_gpu_s: Vec<u64>,
+    /// A job preempted this often in the last 24 hours is not stopped by time-sharing.
+    pub max_per_day: u32,
+    /// Starvation guard: a job waiting this long claims as if it were in the first queue.
+    pub starve_after_s: u64,
+    /// A segment runs at least this long before time-sharing may stop it (on top of the
+    /// minimum runtime), so a resumed job makes progress before it can yield again.
+    pub quantum_s: u64,
+}
+
+impl Default for TimeShare {
+    fn default() -> Self {
+        TimeShare { thresholds_gpu_s: vec![3600], max_per_day: 4, starve_after_s: 6 * 3600, quantum_s: 600 }
+    }
+}
+
+impl TimeShare {
+    /// The queue of a job that has received `attained_gpu_s`.
+    pub fn queue(&self, attained_gpu_s: u64) -> usize {
+        self.thresholds_gpu_s.iter().take_while(|&&t| t <= attained_gpu_s).count()
+    }
 }
 
 impl Default for CycleConfig {
@@ -26,6 +60,9 @@ impl Default for CycleConfig {
             default_time_limit_s: 24 * 3600,
             min_runtime_s: 600,
             max_preemptors: 32,
+            // Off in the bare cycle; the server's dispatcher and the simulator's
+            // `timeshare` policy turn on `TimeShare::default()`.
+            timeshare: None,
         }
     }
 }

@@ -13,7 +13,7 @@ pub use lease::{Lease, current as current_lease};
 
 use std::sync::Arc;
 
-use tidepool_core::{CycleConfig, Policies, plan};
+use tidepool_core::{CycleConfig, Policies, TimeShare, plan};
 
 use crate::fleet::Fleet;
 use crate::policy::{PolicyEvent, WasmPolicies};
@@ -80,7 +80,7 @@ impl Dispatcher {
             policy_events: None,
             last_shadow: Default::default(),
             fleet: None,
-            config: CycleConfig::default(),
+            config: served_config(),
         }
     }
 
@@ -94,7 +94,7 @@ impl Dispatcher {
             policy_events,
             last_shadow: Default::default(),
             fleet: None,
-            config: CycleConfig::default(),
+            config: served_config(),
         }
     }
 
@@ -161,4 +161,10 @@ impl Dispatcher {
         });
         out
     }
+}
+
+/// The cycle a server runs: the core's knobs, with time-sharing among checkpointable
+/// jobs on (issue 15; the settings come from `tidepool simulate --table`).
+pub fn served_config() -> CycleConfig {
+    CycleConfig { timeshare: Some(TimeShare::default()), ..CycleConfig::default() }
 }
