@@ -60,8 +60,8 @@ impl Default for CycleConfig {
             default_time_limit_s: 24 * 3600,
             min_runtime_s: 600,
             max_preemptors: 32,
-            // Off in the bare cycle; the server's dispatcher and the simulator's
-            // `timeshare` policy turn on `TimeShare::default()`.
+            // Off: the simulator's `timeshare` policy turns on `TimeShare::default()`; the
+            // server's dispatcher will once the measurements favour it.
             timeshare: None,
         }
     }
