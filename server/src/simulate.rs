@@ -99,6 +99,8 @@ fn timeshare(args: &TimeShareArgs) -> Result<TimeShare, String> {
     ts.max_per_day = args.timeshare_max_per_day.unwrap_or(ts.max_per_day);
     ts.starve_after_s = args.timeshare_starve_after.unwrap_or(ts.starve_after_s);
     ts.quantum_s = args.timeshare_quantum.unwrap_or(ts.quantum_s);
+    ts.starve_factor = args.timeshare_starve_factor.unwrap_or(ts.starve_factor);
+    ts.order_by_queue = args.timeshare_order_by_queue.unwrap_or(ts.order_by_queue);
     Ok(ts)
 }
 

@@ -216,7 +216,9 @@ fn random_snapshot(rng: &mut Rng) -> Snapshot {
     snap.config.timeshare = rng.chance(50).then(|| tidepool_core::TimeShare {
         thresholds_gpu_s: vec![rng.pick(&[600, 3600]), 36_000],
         max_per_day: rng.pick(&[1, 4]) as u32,
-        starve_after_s: rng.pick(&[3600, 86_400]),
+        starve_after_s: rng.pick(&[0, 3600, 86_400]),
+        starve_factor: rng.pick(&[0, 2]),
+        order_by_queue: rng.chance(50),
         quantum_s: rng.pick(&[0, 1800]),
     });
     snap

@@ -16,6 +16,8 @@ fn node(timeshare: bool) -> ClusterBuilder {
             thresholds_gpu_s: vec![3600],
             max_per_day: 2,
             starve_after_s: 86_400,
+            starve_factor: 0,
+            order_by_queue: false,
             quantum_s: 600,
         });
     })
@@ -66,4 +68,24 @@ fn the_quantum_and_the_daily_cap_protect_a_job() {
     // Preempted twice today already: left running.
     snap.running[0].preemptions_today = 2;
     assert!(run(&snap, 1300).preemptions.is_empty());
+}
+
+#[test]
+fn ordered_by_queue_a_job_with_little_gpu_time_starts_before_an_older_one_with_much() {
+    // Job 1 waited longest but has had 16 GPU-hours (queue 1); job 2 is new (queue 0).
+    let build = |order_by_queue: bool| {
+        let mut snap = node(true).pending(job(1).gpus(8).at(0)).pending(job(2).gpus(8).at(5000)).build();
+        snap.pending[0].attained_gpu_s = 16 * 3600;
+        snap.config.timeshare.as_mut().expect("on").order_by_queue = order_by_queue;
+        snap
+    };
+    let started = |snap| run(&snap, 7200).placements.iter().map(|p| p.job.0).collect::<Vec<_>>();
+    assert_eq!(started(build(false)), vec![1], "the priority policy alone: the longest wait first");
+    assert_eq!(started(build(true)), vec![2], "by queue: least attained service first");
+    // Once job 1 has waited `starve_factor` times its own run (2 h on 8 GPUs), it is
+    // promoted to the first queue, where its longer wait puts it ahead again.
+    let mut snap = build(true);
+    snap.config.timeshare.as_mut().expect("on").starve_factor = 3;
+    assert_eq!(started(snap.clone()), vec![2], "waited 2 h, ran 2 h: not yet");
+    assert_eq!(run(&snap, 6 * 3600).placements.iter().map(|p| p.job.0).collect::<Vec<_>>(), vec![1]);
 }

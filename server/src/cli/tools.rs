@@ -74,6 +74,13 @@ pub struct TimeShareArgs {
     /// Seconds a segment runs before time-sharing may stop it.
     #[arg(long)]
     pub timeshare_quantum: Option<u64>,
+    /// A job that has waited this many times as long as it has run claims as if new
+    /// (relative starvation guard; 0: off).
+    #[arg(long)]
+    pub timeshare_starve_factor: Option<u64>,
+    /// Order the waiting line by time-sharing queue first (`true`/`false`).
+    #[arg(long)]
+    pub timeshare_order_by_queue: Option<bool>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -5,8 +5,12 @@
 //!
 //! Bounded three ways, so no one is stopped without end: only checkpointable jobs yield;
 //! a job yields at most `max_per_day` times a day (counting every preemption); and a job
-//! that has waited `starve_after_s` claims as if it were new, so long jobs that keep being
-//! passed over get their turn back. A segment also runs at least `quantum_s` first.
+//! that has waited `starve_factor` times as long as it has run (or `starve_after_s`, if
+//! set) claims as if it were new, so long jobs that keep being passed over get their turn
+//! back. A segment also runs at least `quantum_s` first, so a claimant is not stopped
+//! again before it has made progress. With `order_by_queue` the waiting line itself is
+//! ordered by queue (see `policy_calls::priority_order`), so the GPUs a claimant frees
+//! go to it and not to an older job that has already had much GPU time.
 
 use crate::model::{Allocation, Job, Time};
 use crate::reason::PreemptReason;
@@ -23,9 +27,7 @@ pub(crate) fn turn(ts: &TimeShare, job: &Job, victim: &Allocation, now: Time) ->
         return None;
     }
     let attained = victim.attained_gpu_s_at(now);
-    let starving = now - job.queued_at >= ts.starve_after_s as Time;
-    let claimant_queue = if starving { 0 } else { ts.queue(job.attained_gpu_s) };
-    (claimant_queue < ts.queue(attained)).then_some(PreemptReason::TimeShare {
+    (ts.claim_queue(job, now) < ts.queue(attained)).then_some(PreemptReason::TimeShare {
         for_job: job.id,
         attained_gpu_s: attained,
         for_attained_gpu_s: job.attained_gpu_s,
@@ -45,7 +47,14 @@ mod tests {
     use crate::testkit::{alloc, job};
 
     fn ts() -> TimeShare {
-        TimeShare { thresholds_gpu_s: vec![3600, 36_000], max_per_day: 2, starve_after_s: 7200, quantum_s: 0 }
+        TimeShare {
+            thresholds_gpu_s: vec![3600, 36_000],
+            max_per_day: 2,
+            starve_after_s: 7200,
+            starve_factor: 0,
+            order_by_queue: false,
+            quantum_s: 0,
+        }
     }
 
     #[test]
@@ -93,5 +102,23 @@ mod tests {
         assert_eq!(turn(&ts(), &old, &victim, 1000), None);
         old.queued_at = 1000 - 7200;
         assert!(turn(&ts(), &old, &victim, 1000).is_some(), "a starving job is promoted");
+    }
+
+    #[test]
+    fn the_relative_guard_weighs_waiting_against_the_jobs_own_run() {
+        let ts = TimeShare { starve_after_s: 0, starve_factor: 4, ..ts() };
+        // 8 GPUs, 4000 GPU-seconds received: it ran 500 s, so 2000 s of waiting promote it.
+        let mut old = job(2).gpus(8).queued_at(0).build();
+        old.attained_gpu_s = 4000;
+        assert!(!ts.starving(&old, 1999));
+        assert_eq!(ts.claim_queue(&old, 1999), 1);
+        assert!(ts.starving(&old, 2000));
+        assert_eq!(ts.claim_queue(&old, 2000), 0);
+        // A job that has never run is in the first queue already; no guard is needed.
+        let new = job(3).gpus(8).queued_at(0).build();
+        assert!(!ts.starving(&new, 1_000_000));
+        // Without either guard nobody is promoted.
+        let off = TimeShare { starve_after_s: 0, starve_factor: 0, ..ts };
+        assert!(!off.starving(&old, 1_000_000));
     }
 }
