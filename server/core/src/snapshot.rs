@@ -56,14 +56,15 @@ impl Default for TimeShare {
     fn default() -> Self {
         // Chosen on the Philly trace (`tidepool simulate --table`, issue 15): queues at 4
         // and 40 GPU-hours; an absolute guard made long jobs stop each other back and
-        // forth once the backlog passed it, so only the guard relative to a job's own run.
+        // forth once the backlog passed it, so only the guard relative to a job's own run;
+        // a 6-hour quantum lets each turn pay for its restart and shortens the slowest waits.
         TimeShare {
             thresholds_gpu_s: vec![4 * 3600, 40 * 3600],
             max_per_day: 4,
             starve_after_s: 0,
             starve_factor: 16,
             order_by_queue: true,
-            quantum_s: 600,
+            quantum_s: 6 * 3600,
         }
     }
 }

@@ -165,7 +165,7 @@ impl Dispatcher {
 
 /// The cycle a server runs. Time-sharing among checkpointable jobs stays off: its default
 /// setting cuts avg JCT over the Philly groups by 45% (`tidepool simulate --table`, issue
-/// 15) but loses on one group and lengthens the slowest waits on overloaded ones;
+/// 15) but loses on one group and lengthens the slowest waits on an overloaded one;
 /// `TimeShare` is kept named here so turning it on is one line.
 pub fn served_config() -> CycleConfig {
     CycleConfig { timeshare: None::<TimeShare>, ..CycleConfig::default() }
