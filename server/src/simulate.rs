@@ -3,15 +3,27 @@
 use std::collections::BTreeSet;
 
 use tidepool_core::checkpoint::Checkpointing;
-use tidepool_core::{CycleConfig, GroupId};
+use tidepool_core::{CycleConfig, GroupId, TimeShare};
 
-use crate::cli::{Format, SimulateArgs};
+use crate::cli::{Format, SimulateArgs, TimeShareArgs};
 use crate::sim::time::{parse_time, parse_until};
 use crate::sim::trace::{load_groups, load_trace};
 use crate::sim::{Mode, PolicyChoice, Report, SimConfig, SimJob, resolve_groups, simulate};
 
 /// Runs the command; `Err` carries a message for the user.
 pub fn run(args: &SimulateArgs) -> Result<String, String> {
+    if args.table {
+        return crate::sim::table::run(args);
+    }
+    let report = report(args)?;
+    Ok(match args.format {
+        Format::Json => serde_json::to_string(&report).expect("a report always serializes"),
+        Format::Text => text(&report),
+    })
+}
+
+/// One simulation run as `args` describe it.
+pub fn report(args: &SimulateArgs) -> Result<Report, String> {
     if !(args.capacity_scale.is_finite() && args.capacity_scale > 0.0) {
         return Err(format!("--capacity-scale must be a positive number, not {}", args.capacity_scale));
     }
@@ -63,17 +75,33 @@ pub fn run(args: &SimulateArgs) -> Result<String, String> {
         },
         cycle: CycleConfig {
             // First come, first served means no job passes a blocked one.
-            backfill: policy == PolicyChoice::Default,
+            backfill: policy != PolicyChoice::Fifo,
             min_runtime_s: args.min_runtime,
+            timeshare: (policy == PolicyChoice::Timeshare).then(|| timeshare(&args.timeshare)).transpose()?,
             ..CycleConfig::default()
         },
     };
     let policies = args.modules.files(policy == PolicyChoice::Fifo).load(policy.native())?;
-    let report = simulate(&config, policies.as_ref(), jobs, skipped);
-    Ok(match args.format {
-        Format::Json => serde_json::to_string(&report).expect("a report always serializes"),
-        Format::Text => text(&report),
-    })
+    Ok(simulate(&config, policies.as_ref(), jobs, skipped))
+}
+
+/// The server's default time-sharing, with the knobs the command line sets.
+fn timeshare(args: &TimeShareArgs) -> Result<TimeShare, String> {
+    let mut ts = TimeShare::default();
+    if !args.timeshare_thresholds.is_empty() {
+        let ok = args.timeshare_thresholds.iter().all(|h| h.is_finite() && *h > 0.0)
+            && args.timeshare_thresholds.is_sorted_by(|a, b| a < b);
+        if !ok {
+            return Err("--timeshare-thresholds must be positive GPU-hours in ascending order".into());
+        }
+        ts.thresholds_gpu_s = args.timeshare_thresholds.iter().map(|h| (h * 3600.0).round() as u64).collect();
+    }
+    ts.max_per_day = args.timeshare_max_per_day.unwrap_or(ts.max_per_day);
+    ts.starve_after_s = args.timeshare_starve_after.unwrap_or(ts.starve_after_s);
+    ts.quantum_s = args.timeshare_quantum.unwrap_or(ts.quantum_s);
+    ts.starve_factor = args.timeshare_starve_factor.unwrap_or(ts.starve_factor);
+    ts.order_by_queue = args.timeshare_order_by_queue.unwrap_or(ts.order_by_queue);
+    Ok(ts)
 }
 
 fn text(r: &Report) -> String {

@@ -120,7 +120,8 @@ pub struct PlacedSlot {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Preemption {
-    /// `return-to-lender`, `higher-class`, `loan-ended`, `over-guarantee` (Q4) or `over-budget` (Q3).
+    /// `return-to-lender`, `higher-class`, `loan-ended`, `over-guarantee` (Q4), `over-budget` (Q3)
+    /// or `time-share` (a checkpointable peer that has had less GPU time takes a turn).
     pub kind: String,
     /// The job the GPUs went to.
     #[serde(default, skip_serializing_if = "Option::is_none")]

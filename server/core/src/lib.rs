@@ -30,4 +30,4 @@ pub use model::*;
 pub use policy::{NativePolicies, Policies, Verdict};
 pub use quota::{Ask, Demand, Ledger, Loan, Quota};
 pub use reason::{PreemptReason, Reason};
-pub use snapshot::{CycleConfig, Snapshot};
+pub use snapshot::{CycleConfig, Snapshot, TimeShare};

@@ -165,6 +165,13 @@ pub struct Allocation {
     pub borrowed: Vec<Borrow>,
     /// Set while the job is being stopped (grace period): its GPUs are already promised.
     pub draining_for: Option<JobId>,
+    /// GPU-seconds the job received before this segment (time-sharing ranks by it).
+    #[serde(default)]
+    pub attained_gpu_s: u64,
+    /// Times the job was preempted (for any reason) in the last 24 hours: time-sharing
+    /// stops a job at most `TimeShare::max_per_day` times a day.
+    #[serde(default)]
+    pub preemptions_today: u32,
 }
 
 impl Allocation {
@@ -187,6 +194,11 @@ impl Allocation {
     pub fn remaining_gpu_h(&self, now: Time, default_limit_s: u64) -> f64 {
         let left = self.expected_end(now, default_limit_s) - now;
         f64::from(self.gpu_count()) * left as f64 / 3600.0
+    }
+
+    /// GPU-seconds received so far: before this segment and in it.
+    pub fn attained_gpu_s_at(&self, now: Time) -> u64 {
+        self.attained_gpu_s + (now - self.started_at).max(0) as u64 * u64::from(self.gpu_count())
     }
 
     /// GPU-seconds of work preemption would throw away now (work since the last checkpoint).

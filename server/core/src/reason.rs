@@ -162,6 +162,9 @@ pub enum PreemptReason {
     /// Its group's running jobs would overrun the monthly budget: what is spent plus
     /// what they may still use passes it (Q3).
     OverBudget { budget_gpu_h: f64, committed_gpu_h: f64 },
+    /// Time-sharing: a job of the same group and class that has received less GPU time
+    /// takes a turn; this one resumes from its checkpoint later.
+    TimeShare { for_job: JobId, attained_gpu_s: u64, for_attained_gpu_s: u64 },
 }
 
 impl fmt::Display for PreemptReason {
@@ -181,6 +184,13 @@ impl fmt::Display for PreemptReason {
                 f,
                 "the monthly budget of {budget_gpu_h:.1} GPU-hours would be passed: {committed_gpu_h:.1} \
                  spent or held by running jobs"
+            ),
+            PreemptReason::TimeShare { for_job, attained_gpu_s, for_attained_gpu_s } => write!(
+                f,
+                "taking turns: it has had {:.1} GPU-hours, job {} only {:.1}; it resumes from its checkpoint",
+                *attained_gpu_s as f64 / 3600.0,
+                for_job.0,
+                *for_attained_gpu_s as f64 / 3600.0
             ),
         }
     }

@@ -17,6 +17,76 @@ pub struct CycleConfig {
     pub min_runtime_s: u64,
     /// Most blocked jobs that may pick preemption victims in one cycle (bounds the cost).
     pub max_preemptors: usize,
+    /// Time-sharing among checkpointable jobs of one group and class; `None`: off.
+    #[serde(default)]
+    pub timeshare: Option<TimeShare>,
+}
+
+/// Time-sharing (Tiresias' discretized least-attained-service): jobs fall into queues by
+/// the GPU-seconds they have received; a waiting job may stop a running checkpointable
+/// job of its own group and class that sits in a later queue. Within a queue, first come
+/// first served: nobody is stopped for a peer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimeShare {
+    /// Ascending GPU-second bounds between queues: a job that has received `a` GPU-seconds
+    /// is in queue `count(bound <= a)`.
+    pub thresholds_gpu_s: Vec<u64>,
+    /// A job preempted this often in the last 24 hours is not stopped by time-sharing.
+    pub max_per_day: u32,
+    /// Starvation guard: a job waiting this long claims as if it were in the first queue
+    /// (0: no absolute guard).
+    pub starve_after_s: u64,
+    /// Starvation guard relative to the job's own service (Tiresias' STARVELIMIT): a job
+    /// that has waited `starve_factor` times as long as it has run so far claims as if it
+    /// were in the first queue (0: no relative guard).
+    #[serde(default)]
+    pub starve_factor: u64,
+    /// Queue the whole waiting line by time-sharing queue first (critical jobs still
+    /// first), the priority policy's order only within a queue: a job that has had
+    /// little GPU time starts before one that has had much, and the GPUs a claimant
+    /// frees go to it rather than to an older job of a later queue.
+    #[serde(default)]
+    pub order_by_queue: bool,
+    /// A segment runs at least this long before time-sharing may stop it (on top of the
+    /// minimum runtime), so a resumed job makes progress before it can yield again.
+    pub quantum_s: u64,
+}
+
+impl Default for TimeShare {
+    fn default() -> Self {
+        // Chosen on the Philly trace (`tidepool simulate --table`, issue 15): queues at 4
+        // and 40 GPU-hours; an absolute guard made long jobs stop each other back and
+        // forth once the backlog passed it, so only the guard relative to a job's own run;
+        // a 6-hour quantum lets each turn pay for its restart and shortens the slowest waits.
+        TimeShare {
+            thresholds_gpu_s: vec![4 * 3600, 40 * 3600],
+            max_per_day: 4,
+            starve_after_s: 0,
+            starve_factor: 16,
+            order_by_queue: true,
+            quantum_s: 6 * 3600,
+        }
+    }
+}
+
+impl TimeShare {
+    /// The queue of a job that has received `attained_gpu_s`.
+    pub fn queue(&self, attained_gpu_s: u64) -> usize {
+        self.thresholds_gpu_s.iter().take_while(|&&t| t <= attained_gpu_s).count()
+    }
+
+    /// Whether waiting `job` has waited long enough, by either guard, to claim as if new.
+    pub fn starving(&self, job: &Job, now: Time) -> bool {
+        let waited = (now - job.queued_at).max(0) as u64;
+        let ran_s = job.attained_gpu_s / u64::from(job.gpus.max(1));
+        (self.starve_after_s > 0 && waited >= self.starve_after_s)
+            || (self.starve_factor > 0 && ran_s > 0 && waited >= self.starve_factor.saturating_mul(ran_s))
+    }
+
+    /// The queue waiting `job` claims from: its own, or the first when starving.
+    pub fn claim_queue(&self, job: &Job, now: Time) -> usize {
+        if self.starving(job, now) { 0 } else { self.queue(job.attained_gpu_s) }
+    }
 }
 
 impl Default for CycleConfig {
@@ -26,6 +96,9 @@ impl Default for CycleConfig {
             default_time_limit_s: 24 * 3600,
             min_runtime_s: 600,
             max_preemptors: 32,
+            // Off: the simulator's `timeshare` policy turns on `TimeShare::default()`; the
+            // server's dispatcher will once the measurements favour it.
+            timeshare: None,
         }
     }
 }

@@ -228,6 +228,8 @@ pub fn alloc(job: u64) -> AllocBuilder {
         last_checkpoint_at: None,
         borrowed: Vec::new(),
         draining_for: None,
+        attained_gpu_s: 0,
+        preemptions_today: 0,
     })
 }
 

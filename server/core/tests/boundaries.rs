@@ -171,6 +171,8 @@ fn spend_never_passes_the_budget_by_more_than_one_checkpoint_interval() {
                         last_checkpoint_at: None,
                         borrowed: p.borrowed.clone(),
                         draining_for: None,
+                        attained_gpu_s: 0,
+                        preemptions_today: 0,
                     },
                     ends_at: now + 60 + rng.below(limit) as Time,
                     stops_at: None,

@@ -183,6 +183,8 @@ fn random_snapshot(rng: &mut Rng) -> Snapshot {
             last_checkpoint_at: rng.chance(50).then(|| started + rng.below(5000) as Time),
             borrowed,
             draining_for: (pending > 0 && rng.chance(10)).then(|| JobId(1 + rng.below(pending))),
+            attained_gpu_s: rng.below(20_000),
+            preemptions_today: rng.below(6) as u32,
         });
     }
     for id in 1..=pending {
@@ -211,6 +213,14 @@ fn random_snapshot(rng: &mut Rng) -> Snapshot {
     snap.config.min_runtime_s = rng.pick(&[0, 120, 3600]);
     snap.config.max_preemptors = rng.pick(&[0, 1, 32]);
     snap.config.default_time_limit_s = rng.pick(&[3600, 86_400]);
+    snap.config.timeshare = rng.chance(50).then(|| tidepool_core::TimeShare {
+        thresholds_gpu_s: vec![rng.pick(&[600, 3600]), 36_000],
+        max_per_day: rng.pick(&[1, 4]) as u32,
+        starve_after_s: rng.pick(&[0, 3600, 86_400]),
+        starve_factor: rng.pick(&[0, 2]),
+        order_by_queue: rng.chance(50),
+        quantum_s: rng.pick(&[0, 1800]),
+    });
     snap
 }
 
@@ -391,11 +401,29 @@ fn check(snap: &Snapshot, plan: &Plan) -> Result<(), String> {
                     let q = ledger.quota(a.group, a.model, a.category).unwrap();
                     q.budget_gpu_h == Some(*budget_gpu_h) && committed_gpu_h > budget_gpu_h
                 }
+                // Issue 15: a checkpointable peer in a later attained-service queue, not
+                // stopped too often today, after its quantum.
+                PreemptReason::TimeShare { for_job, attained_gpu_s, for_attained_gpu_s } => {
+                    let j = snap.pending.iter().find(|j| j.id == *for_job).unwrap();
+                    let ts = snap.config.timeshare.as_ref().unwrap();
+                    let guard = snap.config.min_runtime_s.max(ts.quantum_s) as Time;
+                    let starving = NOW - j.queued_at >= ts.starve_after_s as Time;
+                    let claimant = if starving { 0 } else { ts.queue(j.attained_gpu_s) };
+                    a.checkpointable
+                        && a.started_at + guard <= NOW
+                        && (a.group, a.class, a.model) == (j.group, j.class, j.model)
+                        && a.preemptions_today < ts.max_per_day
+                        && *attained_gpu_s == a.attained_gpu_s_at(NOW)
+                        && *for_attained_gpu_s == j.attained_gpu_s
+                        && claimant < ts.queue(*attained_gpu_s)
+                }
             };
         if !ok {
             return Err(format!("preemption {p:?} of {a:?} is not allowed"));
         }
-        if let PreemptReason::ReturnToLender { for_job } | PreemptReason::HigherClass { for_job } = &p.reason
+        if let PreemptReason::ReturnToLender { for_job }
+        | PreemptReason::HigherClass { for_job }
+        | PreemptReason::TimeShare { for_job, .. } = &p.reason
             && !plan
                 .holds
                 .iter()
@@ -411,9 +439,9 @@ fn check(snap: &Snapshot, plan: &Plan) -> Result<(), String> {
     for h in &plan.holds {
         if let Reason::AwaitingPreemption { victims } = h.reason {
             let for_job = |r: &PreemptReason| match r {
-                PreemptReason::ReturnToLender { for_job } | PreemptReason::HigherClass { for_job } => {
-                    *for_job == h.job
-                }
+                PreemptReason::ReturnToLender { for_job }
+                | PreemptReason::HigherClass { for_job }
+                | PreemptReason::TimeShare { for_job, .. } => *for_job == h.job,
                 _ => false,
             };
             let now = plan.preemptions.iter().filter(|p| for_job(&p.reason)).count();

@@ -7,7 +7,7 @@ use clap::{Subcommand, ValueEnum};
 use super::*;
 use crate::sim::{Mode, PolicyChoice};
 
-#[derive(Debug, clap::Args)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct SimulateArgs {
     /// Trace CSV with timestamp, duration, num_gpus and cluster columns.
     #[arg(long)]
@@ -48,8 +48,39 @@ pub struct SimulateArgs {
     /// Simulate only these groups of the trace (repeatable).
     #[arg(long = "only-group")]
     pub only_groups: Vec<String>,
+    #[command(flatten)]
+    pub timeshare: TimeShareArgs,
+    /// Print the comparison table instead of one run: fifo, default and timeshare, each
+    /// group alone on `--nodes` (default 8) nodes, then pooled at capacity scales 1, 0.5
+    /// and 0.25 (needs `--groups`).
+    #[arg(long)]
+    pub table: bool,
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
+}
+
+/// Time-sharing knobs for `--policy timeshare`; unset ones keep the server's defaults.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct TimeShareArgs {
+    /// GPU-hours of attained service between time-sharing queues, ascending (`1,10`).
+    #[arg(long, value_delimiter = ',')]
+    pub timeshare_thresholds: Vec<f64>,
+    /// Most preemptions per job in 24 hours beyond which time-sharing leaves it running.
+    #[arg(long)]
+    pub timeshare_max_per_day: Option<u32>,
+    /// Seconds of waiting after which a job claims as if it were new (starvation guard).
+    #[arg(long)]
+    pub timeshare_starve_after: Option<u64>,
+    /// Seconds a segment runs before time-sharing may stop it.
+    #[arg(long)]
+    pub timeshare_quantum: Option<u64>,
+    /// A job that has waited this many times as long as it has run claims as if new
+    /// (relative starvation guard; 0: off).
+    #[arg(long)]
+    pub timeshare_starve_factor: Option<u64>,
+    /// Order the waiting line by time-sharing queue first (`true`/`false`).
+    #[arg(long)]
+    pub timeshare_order_by_queue: Option<bool>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -173,7 +204,7 @@ pub enum PolicyEngine {
 }
 
 /// Who decides: built-in policies, the default modules, or modules named one by one.
-#[derive(Debug, clap::Args)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct ModuleArgs {
     #[arg(long, value_enum, default_value_t = PolicyEngine::Native)]
     pub policies: PolicyEngine,

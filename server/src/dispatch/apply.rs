@@ -36,6 +36,7 @@ fn preemption(reason: &PreemptReason) -> Preemption {
         PreemptReason::LoanEnded { loan } => ("loan-ended", None, Some(loan.0 as i64)),
         PreemptReason::OverGuarantee { .. } => ("over-guarantee", None, None),
         PreemptReason::OverBudget { .. } => ("over-budget", None, None),
+        PreemptReason::TimeShare { for_job, .. } => ("time-share", Some(for_job.0 as i64), None),
     };
     Preemption { kind: kind.into(), for_job, loan }
 }
@@ -72,9 +73,9 @@ pub async fn write(
             // An agent stops it: SIGTERM, time to checkpoint, SIGKILL. The GPUs stay held
             // (and the preemptor waits) until the agent confirms the stop.
             let drain_for = match p.reason {
-                PreemptReason::ReturnToLender { for_job } | PreemptReason::HigherClass { for_job } => {
-                    for_job.0
-                }
+                PreemptReason::ReturnToLender { for_job }
+                | PreemptReason::HigherClass { for_job }
+                | PreemptReason::TimeShare { for_job, .. } => for_job.0,
                 // Nobody waits for these GPUs: the job drains for its own boundary.
                 PreemptReason::LoanEnded { .. }
                 | PreemptReason::OverGuarantee { .. }

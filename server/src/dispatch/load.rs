@@ -174,7 +174,7 @@ pub async fn snapshot(store: &Store, now: i64) -> Result<(Snapshot, Ids), Dispat
     let sql = format!(
         "SELECT a.id, a.job_id, a.node_id, a.gpu_mask, a.borrowed, a.started_at, j.group_id, j.category, \
          {PLANNED_CLASS}, j.model, j.time_limit_s, CAST(CASE WHEN j.checkpointable THEN 1 ELSE 0 END AS BIGINT), \
-         a.stop_requested_at, a.drain_for FROM allocations a JOIN jobs j ON j.id = a.job_id LEFT JOIN projects p ON p.id = j.project_id \
+         a.stop_requested_at, a.drain_for, j.attained_gpu_s FROM allocations a JOIN jobs j ON j.id = a.job_id LEFT JOIN projects p ON p.id = j.project_id \
          WHERE a.ended_at IS NULL ORDER BY a.id"
     );
     for r in sqlx::query(AssertSqlSafe(sql)).bind(now).fetch_all(pool).await? {
@@ -209,7 +209,21 @@ pub async fn snapshot(store: &Store, now: i64) -> Result<(Snapshot, Ids), Dispat
                 .try_get::<Option<i64>, _>(12)?
                 .map(|_| r.try_get::<Option<i64>, _>(13).map(|f| JobId(f.unwrap_or(job) as u64)))
                 .transpose()?,
+            attained_gpu_s: r.try_get::<i64, _>(14)?.max(0) as u64,
+            preemptions_today: 0,
         });
+    }
+    // Time-sharing stops a job at most so often a day: count each running job's recent
+    // preemptions (their events, through the index by job).
+    if !snap.running.is_empty() {
+        let sql = "SELECT e.job_id, COUNT(*) FROM events e WHERE e.kind = 'preempted' AND e.at > $1 \
+                   AND e.job_id IN (SELECT a.job_id FROM allocations a WHERE a.ended_at IS NULL) GROUP BY e.job_id";
+        for r in sqlx::query(sql).bind(now - 86_400).fetch_all(pool).await? {
+            let job: i64 = r.try_get(0)?;
+            if let Some(&k) = by_job.get(&job) {
+                snap.running[k].preemptions_today = r.try_get::<i64, _>(1)?.max(0) as u32;
+            }
+        }
     }
     let sql = format!(
         "SELECT j.id, j.group_id, j.category, {PLANNED_CLASS}, j.gpus, j.model, j.topology, j.time_limit_s, \

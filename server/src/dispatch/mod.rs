@@ -14,7 +14,7 @@ pub use lease::{Lease, current as current_lease};
 
 use std::sync::Arc;
 
-use tidepool_core::{CycleConfig, Policies, plan};
+use tidepool_core::{CycleConfig, Policies, TimeShare, plan};
 
 use crate::fleet::Fleet;
 use crate::policy::{PolicyEvent, WasmPolicies};
@@ -81,7 +81,7 @@ impl Dispatcher {
             policy_events: None,
             last_shadow: Default::default(),
             fleet: None,
-            config: CycleConfig::default(),
+            config: served_config(),
         }
     }
 
@@ -95,7 +95,7 @@ impl Dispatcher {
             policy_events,
             last_shadow: Default::default(),
             fleet: None,
-            config: CycleConfig::default(),
+            config: served_config(),
         }
     }
 
@@ -162,4 +162,12 @@ impl Dispatcher {
         });
         out
     }
+}
+
+/// The cycle a server runs. Time-sharing among checkpointable jobs stays off: its default
+/// setting cuts avg JCT over the Philly groups by 45% (`tidepool simulate --table`, issue
+/// 15) but loses on one group and lengthens the slowest waits on an overloaded one;
+/// `TimeShare` is kept named here so turning it on is one line.
+pub fn served_config() -> CycleConfig {
+    CycleConfig { timeshare: None::<TimeShare>, ..CycleConfig::default() }
 }

@@ -38,6 +38,8 @@ struct Live {
     resumed: bool,
     generation: u32,
     segment_start: Time,
+    /// When the job was preempted (for the daily cap on time-sharing).
+    preempted_at: Vec<Time>,
 }
 
 /// Runs `jobs` (sorted by arrival) on `snap`'s cluster until every job has finished.
@@ -67,7 +69,13 @@ impl<'a> Engine<'a> {
     ) -> Self {
         let live = jobs
             .iter()
-            .map(|j| Live { remaining_s: j.work_s, resumed: false, generation: 0, segment_start: 0 })
+            .map(|j| Live {
+                remaining_s: j.work_s,
+                resumed: false,
+                generation: 0,
+                segment_start: 0,
+                preempted_at: Vec::new(),
+            })
             .collect();
         let outcomes = vec![JobOutcome::default(); jobs.len()];
         let largest_node = snap.nodes.iter().map(|n| u32::from(n.gpus)).max().unwrap_or(0);
@@ -174,6 +182,8 @@ impl<'a> Engine<'a> {
         let mut started: Vec<(u32, Allocation)> = Vec::with_capacity(plan.placements.len());
         for p in &plan.placements {
             let job = &self.snap.pending[p.pending_index as usize];
+            let live = &self.live[job.id.0 as usize];
+            let preemptions_today = live.preempted_at.iter().filter(|&&t| t > now - 86_400).count() as u32;
             started.push((
                 p.pending_index,
                 Allocation {
@@ -189,6 +199,8 @@ impl<'a> Engine<'a> {
                     last_checkpoint_at: None,
                     borrowed: p.borrowed.clone(),
                     draining_for: None,
+                    attained_gpu_s: job.attained_gpu_s,
+                    preemptions_today,
                 },
             ));
         }
@@ -221,6 +233,7 @@ impl<'a> Engine<'a> {
         live.remaining_s -= saved;
         live.resumed = true;
         live.generation += 1;
+        live.preempted_at.push(now);
         let mut queued = self.queued_job(job, now);
         queued.attained_gpu_s = self.outcomes[job as usize].run_s * u64::from(alloc.gpu_count());
         queued

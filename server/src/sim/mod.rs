@@ -5,6 +5,7 @@
 mod cluster;
 mod engine;
 pub mod report;
+pub mod table;
 pub mod time;
 pub mod trace;
 
@@ -31,6 +32,10 @@ pub enum PolicyChoice {
     Default,
     /// First come, first served; no backfill.
     Fifo,
+    /// The default with time-sharing among checkpointable jobs (the server's default
+    /// cycle settings): a job that has received less GPU time may take a turn from a
+    /// peer of its group and class that has received more.
+    Timeshare,
 }
 
 /// Everything one simulation run needs, already validated.
@@ -49,7 +54,7 @@ impl PolicyChoice {
     /// The built-in policy set for this choice.
     pub fn native(self) -> tidepool_core::NativePolicies {
         match self {
-            PolicyChoice::Default => tidepool_core::NativePolicies::default(),
+            PolicyChoice::Default | PolicyChoice::Timeshare => tidepool_core::NativePolicies::default(),
             PolicyChoice::Fifo => tidepool_core::NativePolicies::fifo(),
         }
     }

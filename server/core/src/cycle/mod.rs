@@ -12,8 +12,9 @@
 //!    job of each GPU model gets a reservation, and lower jobs backfill only where they
 //!    cannot delay it.
 //! 5. Preemption: blocked jobs entitled to GPUs (within guarantee; critical, also over
-//!    quota against its own group's lower classes) pick victims in the reclaim policy's
-//!    order (ONE call, made only when needed).
+//!    quota against its own group's lower classes; with time-sharing, against peers of
+//!    their group and class that have received more GPU time) pick victims in the
+//!    reclaim policy's order (ONE call, made only when needed).
 //!
 //! Every pending job leaves the cycle either placed or held with a [`Reason`].
 
@@ -25,6 +26,7 @@ mod placer;
 mod policy_calls;
 mod preemption;
 mod reserve;
+mod timeshare;
 mod victims;
 
 pub use outcome::{Hold, Placement, Plan, Preemption};
@@ -106,9 +108,13 @@ pub fn plan(snap: &Snapshot, now: Time, policies: &dyn Policies) -> Plan {
                 }
                 // A critical job over quota may still make its own lower classes yield.
                 let over_quota = matches!(reason, Reason::OverQuota { .. });
+                let shortfall = job.gpus.saturating_sub(ledger.own_headroom(job).unwrap_or(0));
                 if job.class == PriorityClass::Critical && over_quota {
-                    let shortfall = job.gpus.saturating_sub(ledger.own_headroom(job).unwrap_or(0));
                     let claim = Some(Claim::OwnLowerClasses { shortfall });
+                    blocked.push(Blocked { index: i, position, claim, reason });
+                } else if over_quota && snap.config.timeshare.is_some() {
+                    // A peer that has had more GPU time may give its share of the quota back.
+                    let claim = Some(Claim::TimeShareOwn { shortfall });
                     blocked.push(Blocked { index: i, position, claim, reason });
                 } else {
                     hold(reason);
@@ -130,8 +136,11 @@ pub fn plan(snap: &Snapshot, now: Time, policies: &dyn Policies) -> Plan {
                     fifo_head = Some(job.id);
                 }
                 let within_guarantee = borrowed.is_empty();
-                let claim =
-                    (within_guarantee || job.class == PriorityClass::Critical).then_some(Claim::Guarantee);
+                let claim = if within_guarantee || job.class == PriorityClass::Critical {
+                    Some(Claim::Guarantee)
+                } else {
+                    snap.config.timeshare.is_some().then_some(Claim::TimeShare)
+                };
                 blocked.push(Blocked { index: i, position, claim, reason });
             }
         }

@@ -4,7 +4,7 @@
 
 use std::cmp::Reverse;
 
-use crate::model::{JobId, Time};
+use crate::model::{JobId, PriorityClass, Time};
 use crate::policy::{NativePolicies, Policies, Verdict};
 use crate::quota::Ledger;
 use crate::reason::Reason;
@@ -35,7 +35,16 @@ pub(crate) fn priority_order(
         .map(|(i, (j, &s))| (Reverse(s), j.submitted_at, j.id, i as u32))
         .collect();
     keys.sort_unstable();
-    keys.into_iter().map(|k| k.3).collect()
+    let mut order: Vec<u32> = keys.into_iter().map(|k| k.3).collect();
+    if let Some(ts) = snap.config.timeshare.as_ref().filter(|ts| ts.order_by_queue) {
+        // Least attained service first (critical jobs still ahead of all); stable, so the
+        // policy's order stands within a queue.
+        order.sort_by_cached_key(|&i| {
+            let job = &snap.pending[i as usize];
+            (job.class != PriorityClass::Critical, ts.claim_queue(job, now))
+        });
+    }
+    order
 }
 
 /// Step 3: one verdict per job of `order`, every admission re-checked on a copy of

@@ -4,7 +4,9 @@
 //! - a job within its group's guarantee may take back GPUs from other groups' borrowers
 //!   (lent capacity returns to the lender, B1/Q4);
 //! - a critical job may preempt lower classes of its own group (P1), even when its group
-//!   has used up its guarantee: those GPUs then come back to the group's quota.
+//!   has used up its guarantee: those GPUs then come back to the group's quota;
+//! - with time-sharing on, a job may stop a checkpointable peer (same group and class)
+//!   that has received more GPU time ([`super::timeshare`]).
 //!
 //! Nobody else's guaranteed work is ever touched, and a job younger than the minimum
 //! runtime is protected from churn. The reclaim policy only orders the candidates.
@@ -13,6 +15,7 @@ use std::collections::BTreeMap;
 
 use crate::cycle::free::FreeMap;
 use crate::cycle::placement::{Shape, gang, pick_in_node};
+use crate::cycle::timeshare;
 use crate::model::{Allocation, Job, LoanId, NodeId, PriorityClass, Slot, Time, Topology};
 use crate::reason::PreemptReason;
 use crate::snapshot::Snapshot;
@@ -26,6 +29,12 @@ pub(crate) enum Claim {
     /// A critical job over its group's quota: only its own group's lower classes yield,
     /// and they must free at least `shortfall` GPUs of the group's guarantee.
     OwnLowerClasses { shortfall: u32 },
+    /// Admitted beyond its guarantee (on a loan): only time-sharing peers of its own
+    /// group and class yield.
+    TimeShare,
+    /// Over its group's quota: only time-sharing peers yield, and they must free at least
+    /// `shortfall` GPUs of the group's guarantee (their GPUs come back to the quota).
+    TimeShareOwn { shortfall: u32 },
 }
 
 /// Running allocations in the order the reclaim policy would preempt them.
@@ -57,15 +66,27 @@ impl Candidates {
 }
 
 /// Why `victim` may yield to `job`, if it may.
-pub(crate) fn entitlement(job: &Job, claim: Claim, victim: &Allocation) -> Option<PreemptReason> {
+pub(crate) fn entitlement(
+    snap: &Snapshot,
+    job: &Job,
+    claim: Claim,
+    victim: &Allocation,
+    now: Time,
+) -> Option<PreemptReason> {
     if victim.model != job.model || victim.draining_for.is_some() {
         return None;
+    }
+    if matches!(claim, Claim::TimeShare | Claim::TimeShareOwn { .. }) {
+        return snap.config.timeshare.as_ref().and_then(|ts| timeshare::turn(ts, job, victim, now));
     }
     if claim == Claim::Guarantee && victim.group != job.group && !victim.borrowed.is_empty() {
         return Some(PreemptReason::ReturnToLender { for_job: job.id });
     }
     if job.class == PriorityClass::Critical && victim.group == job.group && victim.class < job.class {
         return Some(PreemptReason::HigherClass { for_job: job.id });
+    }
+    if claim == Claim::Guarantee {
+        return snap.config.timeshare.as_ref().and_then(|ts| timeshare::turn(ts, job, victim, now));
     }
     None
 }
@@ -116,10 +137,9 @@ fn scan(
 ) -> Result<Choice, Option<Time>> {
     let search = Search { snap, free, shape: Shape::of(job), claim };
     let shortfall = match claim {
-        Claim::Guarantee => 0,
-        Claim::OwnLowerClasses { shortfall } => shortfall,
+        Claim::Guarantee | Claim::TimeShare => 0,
+        Claim::OwnLowerClasses { shortfall } | Claim::TimeShareOwn { shortfall } => shortfall,
     };
-    let min_runtime = snap.config.min_runtime_s as Time;
     let mut protected_until: Option<Time> = None;
     let mut picked: Vec<(u32, PreemptReason)> = Vec::new();
     // Running sums, so each pick costs only the nodes it touches.
@@ -135,9 +155,15 @@ fn scan(
         if !only(victim) {
             continue;
         }
-        let Some(reason) = entitlement(job, claim, victim) else { continue };
-        if victim.started_at + min_runtime > now {
-            let until = victim.started_at + min_runtime;
+        let Some(reason) = entitlement(snap, job, claim, victim, now) else { continue };
+        let guard = match (&reason, &snap.config.timeshare) {
+            (PreemptReason::TimeShare { .. }, Some(ts)) => {
+                timeshare::protected_for_s(ts, snap.config.min_runtime_s)
+            }
+            _ => snap.config.min_runtime_s,
+        } as Time;
+        if victim.started_at + guard > now {
+            let until = victim.started_at + guard;
             protected_until = Some(protected_until.map_or(until, |t| t.min(until)));
             continue;
         }
@@ -165,7 +191,7 @@ fn scan(
             && own >= shortfall
         {
             // Victims elsewhere only count towards the group's quota.
-            if let (Target::Node(n), Claim::Guarantee) = (target, claim) {
+            if let (Target::Node(n), Claim::Guarantee | Claim::TimeShare) = (target, claim) {
                 picked.retain(|(i, _)| snap.running[*i as usize].slots.iter().any(|s| s.node == n));
             }
             // Drop the most protected victims that turn out not to be needed.
@@ -207,8 +233,8 @@ impl Search<'_> {
 
     fn quota_met(&self, picked: &[(u32, PreemptReason)]) -> bool {
         match self.claim {
-            Claim::Guarantee => true,
-            Claim::OwnLowerClasses { shortfall } => {
+            Claim::Guarantee | Claim::TimeShare => true,
+            Claim::OwnLowerClasses { shortfall } | Claim::TimeShareOwn { shortfall } => {
                 let own: u32 = picked
                     .iter()
                     .map(|(i, _)| {
