@@ -14,8 +14,10 @@ start)
   # As root the server runs as postgres, from a directory postgres may enter.
   run() { if [ "$(id -u)" = 0 ]; then chown -R postgres:postgres "$dir"; (cd / && runuser -u postgres -- "$@"); else "$@"; fi; }
   run "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
+  # fsync off by default: tests check behaviour, not durability's cost. Benchmarks of
+  # what users go through start it with TIDEPOOL_PG_FSYNC=on.
   run "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
-    -o "-p $port -c listen_addresses=127.0.0.1 -k $dir -c fsync=off -c max_connections=200" start >/dev/null
+    -o "-p $port -c listen_addresses=127.0.0.1 -k $dir -c fsync=${TIDEPOOL_PG_FSYNC:-off} -c max_connections=200" start >/dev/null
   echo "export TIDEPOOL_PGDIR='$dir' TIDEPOOL_PGBIN='$bin'"
   echo "export TIDEPOOL_TEST_POSTGRES='postgres://postgres@127.0.0.1:$port/postgres'"
   ;;

@@ -17,7 +17,7 @@ use crate::fleet::protocol::{GpuInfo, GpuSample, Orders, Register, Registered, R
 use crate::sim::report::nearest_rank;
 
 /// CPU seconds (user + system) process `pid` has used.
-fn cpu_s(pid: u32) -> Result<f64, String> {
+pub(crate) fn cpu_s(pid: u32) -> Result<f64, String> {
     let stat =
         std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| format!("server CPU: {e}"))?;
     // Fields after the command name, which is in parentheses and may hold spaces.

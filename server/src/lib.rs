@@ -30,6 +30,7 @@ pub mod bench;
 pub mod bench_agents;
 /// `tidepool bench api`: the record path's speed, submit to placed.
 pub mod bench_api;
+pub mod bench_e2e;
 /// `tidepool bench reports`: usage history's size and speed at scale.
 pub mod bench_reports;
 /// `tidepool bench security`: sign-in throttling and idle connections against a server.

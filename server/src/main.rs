@@ -45,6 +45,9 @@ fn main() -> ExitCode {
         Command::Bench { what: BenchCommand::Api(args) } => {
             tidepool::bench_api::run(args).map(|out| (out, true))
         }
+        Command::Bench { what: BenchCommand::E2e(args) } => {
+            tidepool::bench_e2e::run(args).map(|out| (out, true))
+        }
         Command::Bench { what: BenchCommand::Agents(args) } => {
             tidepool::bench_agents::run(args).map(|out| (out, true))
         }

@@ -109,6 +109,9 @@ pub enum BenchCommand {
     Cycle(BenchCycleArgs),
     /// Submit jobs through the API and let the dispatcher place them all.
     Api(BenchApiArgs),
+    /// What users go through: a real server, a real agent running each job as a process,
+    /// HTTP clients submitting a burst; submit rate, starts per second, waits, CPU per job.
+    E2e(BenchE2eArgs),
     /// Many simulated agents syncing against one server: latency and the server's CPU.
     Agents(BenchAgentsArgs),
     /// Sign-in throttling and `/api/me` with many idle connections open, against a server.
@@ -178,6 +181,27 @@ pub struct BenchAgentsArgs {
     #[arg(long)]
     pub database_url: Option<String>,
     #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BenchE2eArgs {
+    /// Jobs to submit (each runs `true` on one GPU).
+    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub jobs: u32,
+    /// HTTP clients submitting at once.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub clients: u32,
+    /// Fake GPUs of the one agent.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub gpus: u32,
+    /// `postgres://…` (a fresh database); default: a SQLite file in a fresh folder.
+    #[arg(long)]
+    pub database_url: Option<String>,
+    /// Give up when the jobs have not all ended after this many seconds.
+    #[arg(long, default_value_t = 900, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub timeout_s: u64,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 }
 

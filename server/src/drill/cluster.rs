@@ -110,24 +110,26 @@ impl Drop for Server {
     }
 }
 
-/// One agent with 8 fake GPUs; killed when dropped.
+/// One agent with fake GPUs; killed when dropped.
 pub struct Agent(Child);
 
 impl Agent {
-    /// The agent `index` knows every server, its own list starting at a different one.
+    /// The agent `index` knows every server, its own list starting at a different one;
+    /// `fake_gpus` is `COUNTxMODEL`.
     pub fn start(
         shared: &Shared,
         index: usize,
         servers: &[String],
         token: &str,
         pool: &str,
+        fake_gpus: &str,
     ) -> Result<Agent, String> {
         let mut list = servers.to_vec();
         list.rotate_left(index % servers.len().max(1));
         let dir = shared.dir.join(format!("agent-{index}"));
         let log = log_file(&shared.dir.join(format!("agent-{index}.log")))?;
         let child = Command::new(&shared.exe)
-            .args(["agent", "--server", &list.join(","), "--fake-gpus", "8xdrill-gpu", "--pool", pool])
+            .args(["agent", "--server", &list.join(","), "--fake-gpus", fake_gpus, "--pool", pool])
             .args(["--sandbox", "none", "--wait-s", "5"])
             .arg("--state-dir")
             .arg(&dir)
@@ -140,6 +142,13 @@ impl Agent {
             .spawn()
             .map_err(|e| format!("cannot start an agent: {e}"))?;
         Ok(Agent(child))
+    }
+}
+
+impl Agent {
+    /// The agent's process id (for its CPU time).
+    pub fn id(&self) -> u32 {
+        self.0.id()
     }
 }
 

@@ -88,30 +88,38 @@ async fn list(url: &str, format: Format) -> Result<String, String> {
 }
 
 /// The group, member, quota and node tokens the drill's jobs and agents use.
-async fn organise(store: &Store, args: &DrillFailoverArgs) -> Result<(String, String, Vec<String>), String> {
+/// `kind` names the group (`drill`, `bench`); `guaranteed` GPUs of `model` in training;
+/// one node token per agent. Also what `bench e2e` runs its jobs as.
+pub(crate) async fn organise(
+    store: &Store,
+    kind: &str,
+    model: &str,
+    guaranteed: i64,
+    agents: u32,
+) -> Result<(String, String, Vec<String>), String> {
     let err = |e: crate::store::StoreError| e.to_string();
     let now = crate::unix_now();
-    let group = format!("drill{}-{}", now, std::process::id());
+    let group = format!("{kind}{}-{}", now, std::process::id());
     let gid = store.create_group(&group, now).await.map_err(err)?;
-    sqlx::query(
-        "INSERT INTO quotas (group_id, model, category, guaranteed) VALUES ($1, 'drill-gpu', 'training', $2)",
-    )
-    .bind(gid)
-    .bind(i64::from(args.agents) * 8)
-    .execute(&store.pool)
-    .await
-    .map_err(|e| e.to_string())?;
+    sqlx::query("INSERT INTO quotas (group_id, model, category, guaranteed) VALUES ($1, $2, 'training', $3)")
+        .bind(gid)
+        .bind(model)
+        .bind(guaranteed)
+        .execute(&store.pool)
+        .await
+        .map_err(|e| e.to_string())?;
     let password = random_b64(24);
     let user = format!("{group}-dev");
     store.create_user(&user, &password, Role::Member, Some(gid), now).await.map_err(err)?;
     let mut node_tokens = Vec::new();
-    for i in 0..args.agents {
+    for i in 0..agents {
         let new = tokens::Issue {
             node: format!("{group}-node-{i}"),
             pool: Some(group.clone()),
             expires_at: Some(now + 86_400),
         };
-        node_tokens.push(tokens::issue_as(store, &new, "tidepool drill", now).await.map_err(err)?.token);
+        node_tokens
+            .push(tokens::issue_as(store, &new, &format!("tidepool {kind}"), now).await.map_err(err)?.token);
     }
     Ok((group, format!("{user}\n{password}"), node_tokens))
 }
@@ -140,7 +148,8 @@ async fn failover(args: &DrillFailoverArgs) -> Result<(String, bool), String> {
         secret: random_b64(48),
         admin_password: random_b64(24),
     };
-    let (group, login, node_tokens) = organise(&store, args).await?;
+    let (group, login, node_tokens) =
+        organise(&store, "drill", "drill-gpu", i64::from(args.agents) * 8, args.agents).await?;
     let http =
         reqwest::Client::builder().timeout(Duration::from_secs(10)).build().map_err(|e| e.to_string())?;
     let mut servers = Vec::new();
@@ -154,7 +163,7 @@ async fn failover(args: &DrillFailoverArgs) -> Result<(String, bool), String> {
     let _agents = node_tokens
         .iter()
         .enumerate()
-        .map(|(i, t)| Agent::start(&shared, i, &urls, t, &group))
+        .map(|(i, t)| Agent::start(&shared, i, &urls, t, &group, "8xdrill-gpu"))
         .collect::<Result<Vec<_>, _>>()?;
     let (user, password) = login.split_once('\n').unwrap_or_default();
     let tokens: Tokens = http
@@ -215,7 +224,7 @@ async fn failover(args: &DrillFailoverArgs) -> Result<(String, bool), String> {
 }
 
 /// Waits until every agent's node has registered.
-async fn wait_for_nodes(store: &Store, pool: &str, agents: u32) -> Result<(), String> {
+pub(crate) async fn wait_for_nodes(store: &Store, pool: &str, agents: u32) -> Result<(), String> {
     let until = std::time::Instant::now() + Duration::from_secs(60);
     loop {
         let n: i64 = sqlx::query_scalar("SELECT CAST(COUNT(*) AS BIGINT) FROM nodes WHERE pool = $1")
