@@ -201,7 +201,10 @@ pub async fn write(
             insert.execute(&mut *tx).await?;
         }
     }
-    // Only what changed: a deep, quiet queue costs no writes.
+    // Only what changed: a deep, quiet queue costs no writes. What changed is written in
+    // batches: when a few jobs start, every waiting job's place moves, and one statement per
+    // job cost a round trip each (121,553 statements for 2,000 jobs in `bench e2e`).
+    let mut shown_rows = Vec::new();
     for h in &plan.holds {
         let (reason, position) = (h.reason.to_string(), i64::from(h.position));
         // The backfill reservation's time, for the job that holds one.
@@ -217,17 +220,22 @@ pub async fn write(
         {
             continue;
         }
-        sqlx::query(
-            "UPDATE jobs SET reason = $1, position = $2, estimated_start = $3, wait_kind = $4 \
-             WHERE id = $5 AND state = 'pending'",
-        )
-        .bind(reason)
-        .bind(position)
-        .bind(estimate)
-        .bind(kind)
-        .bind(job)
-        .execute(&mut *tx)
-        .await?;
+        shown_rows.push((job, reason, position, estimate, kind));
+    }
+    for rows in shown_rows.chunks(BATCH) {
+        // VALUES' columns are column1… on both engines; the casts type a column whose
+        // every row is NULL (no reservation) for PostgreSQL.
+        let sql = format!(
+            "UPDATE jobs SET reason = v.column2, position = CAST(v.column3 AS BIGINT), \
+             estimated_start = CAST(v.column4 AS BIGINT), wait_kind = v.column5 \
+             FROM (VALUES {}) AS v WHERE jobs.id = v.column1 AND jobs.state = 'pending'",
+            values(rows.len(), 5)
+        );
+        let mut update = sqlx::query(AssertSqlSafe(sql));
+        for (job, reason, position, estimate, kind) in rows {
+            update = update.bind(*job).bind(reason.clone()).bind(*position).bind(*estimate).bind(*kind);
+        }
+        update.execute(&mut *tx).await?;
     }
     // What the policy modules did this cycle: faults, fallbacks, shadow differences (O1, O2).
     for e in policy_events {
