@@ -28,6 +28,14 @@ pub fn free_port() -> Result<u16, String> {
         .map_err(|e| e.to_string())
 }
 
+/// The server's log: discarded, or kept in the file `TIDEPOOL_BENCH_LOG` names (each
+/// cycle's duration is there, to see where a run's time went).
+fn log_to() -> Result<Stdio, String> {
+    let Some(path) = std::env::var_os("TIDEPOOL_BENCH_LOG") else { return Ok(Stdio::null()) };
+    let file = std::fs::OpenOptions::new().create(true).append(true).open(&path);
+    file.map(Stdio::from).map_err(|e| format!("TIDEPOOL_BENCH_LOG {}: {e}", Path::new(&path).display()))
+}
+
 impl BenchServer {
     /// `tidepool serve --no-demo` on `dir` with the initial admin's `password` and the
     /// `extra` flags (a database URL, limits).
@@ -40,7 +48,7 @@ impl BenchServer {
             .args(extra)
             .env("TIDEPOOL_ADMIN_PASSWORD", password)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(log_to()?)
             .spawn()
             .map_err(|e| format!("cannot start the server: {e}"))?;
         Ok(BenchServer { child, dir: dir.to_path_buf(), addr })

@@ -170,6 +170,10 @@ impl<'a> Agent<'a> {
             tokio::time::sleep(Duration::from_secs(1)).await;
         };
         tracing::info!(node = %me.name, id = me.node_id, "registered");
+        // A job's end (its shim exiting) is seen at once, not at the next tick: with short
+        // jobs the tick was most of the time between a job's end and the next start.
+        let mut ended = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::child())
+            .map_err(|e| format!("cannot watch the jobs' ends (SIGCHLD): {e}"))?;
         loop {
             self.poll_procs();
             let report = self.report();
@@ -184,6 +188,9 @@ impl<'a> Agent<'a> {
             let answer = loop {
                 tokio::select! {
                     a = &mut sync => break Some(a),
+                    _ = ended.recv() => {
+                        if self.poll_procs() { break None; }
+                    }
                     _ = tokio::time::sleep(TICK) => {
                         if self.poll_procs() { break None; }
                     }

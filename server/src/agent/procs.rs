@@ -46,8 +46,14 @@ pub struct Proc {
 
 pub fn signal_group(pgid: i32, signal: i32) {
     // SAFETY: kill(2) on a process group we started; a group that has exited gives ESRCH.
+    // In the first instant of its life the shim has not yet made its session (and group):
+    // then the signal goes to the shim alone, which dies of it before starting the job.
     unsafe {
-        libc::kill(-pgid, signal);
+        if libc::kill(-pgid, signal) != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+        {
+            libc::kill(pgid, signal);
+        }
     }
 }
 
@@ -81,6 +87,19 @@ pub fn still_ours(pgid: i32, fence: Fence) -> bool {
     environ.split(|b| *b == 0).any(|kv| kv == needle.as_bytes())
 }
 
+/// The shim every job runs under: `tidepool-shim` beside the agent's binary (small, so
+/// quick to start), else the agent's own binary as `tidepool agent-shim`.
+fn shim_command() -> Result<tokio::process::Command, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the agent's binary: {e}"))?;
+    let small = exe.with_file_name("tidepool-shim");
+    if small.is_file() {
+        return Ok(tokio::process::Command::new(small));
+    }
+    let mut command = tokio::process::Command::new(exe);
+    command.arg("agent-shim");
+    Ok(command)
+}
+
 impl Proc {
     pub fn spawn(a: &Assignment, setup: &Setup) -> Result<Proc, String> {
         let account = setup.accounts.for_job(a.group.as_deref(), a.user.as_deref());
@@ -108,10 +127,8 @@ impl Proc {
             .open(&log_file)
             .map_err(|e| format!("{}: {e}", log_file.display()))?;
         let err = out.try_clone().map_err(|e| e.to_string())?;
-        let exe = std::env::current_exe().map_err(|e| format!("cannot find the agent's binary: {e}"))?;
-        let mut command = tokio::process::Command::new(exe);
+        let mut command = shim_command()?;
         command
-            .arg("agent-shim")
             .arg("--")
             .arg(&launch.program)
             .args(&launch.args)
@@ -128,14 +145,9 @@ impl Proc {
         if let Some(name) = &launch.container {
             command.env(shim::CONTAINER, name);
         }
-        // SAFETY: setsid is async-signal-safe. Its own session (not only its own group):
-        // the job can reach no terminal of the agent's, and the group is the shim's pid.
-        unsafe {
-            command.pre_exec(|| {
-                libc::setsid();
-                Ok(())
-            });
-        }
+        // The shim makes its own session first thing (`shim::run`), so the agent needs no
+        // code run between fork and exec: without it the start is a vfork-style spawn
+        // instead of copying the agent's whole address space for every job.
         let child = command.spawn().map_err(|e| format!("cannot start the command: {e}"))?;
         let pgid = child.id().ok_or("the command exited at once")? as i32;
         Ok(Proc {

@@ -33,6 +33,12 @@ pub fn run(command: &[String]) -> i32 {
         Some((u.parse::<u32>().ok()?, g.parse::<u32>().ok()?))
     });
     let container = std::env::var(CONTAINER).ok();
+    // Its own session (not only its own group): the job can reach no terminal of the
+    // agent's, and the group the agent signals is the shim's pid.
+    // SAFETY: setsid(2) has no memory effects; the shim is never a group leader here.
+    unsafe {
+        libc::setsid();
+    }
     // SAFETY: getppid and signal are async-signal-safe; the handler does nothing. A
     // handler (not SIG_IGN) is reset by exec, so the command still receives SIGTERM.
     let parent = unsafe { libc::getppid() };
@@ -52,6 +58,7 @@ pub fn run(command: &[String]) -> i32 {
             return 127;
         }
     };
+    let mut pause = Duration::from_millis(1);
     loop {
         match child.try_wait() {
             Ok(Some(status)) => {
@@ -72,6 +79,8 @@ pub fn run(command: &[String]) -> i32 {
                 libc::kill(0, libc::SIGKILL);
             }
         }
-        std::thread::sleep(Duration::from_millis(100));
+        // Short jobs end within the first few looks; long ones cost a look every 100 ms.
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(100));
     }
 }

@@ -1,5 +1,5 @@
 //! Writing a cycle's decisions: placements, preemptions, and every held job's reason
-//! and position, with their events, in ONE transaction that first re-checks the lease.
+//! and queue rank, with their events, in ONE transaction that first re-checks the lease.
 
 use std::collections::HashSet;
 
@@ -13,20 +13,11 @@ use crate::policy::PolicyEvent;
 use crate::policy::desk::event_row;
 use crate::store::Store;
 use crate::store::events::{EventDetail, stored};
+use crate::store::params::Params;
 use tidepool_api::records::{PlacedSlot, Preemption};
 
 /// Rows per multi-row statement (well under both engines' parameter limits).
 const BATCH: usize = 1000;
-
-/// `($1, $2, …), ($n+1, …)` for `rows` rows of `cols` values.
-fn values(rows: usize, cols: usize) -> String {
-    (0..rows)
-        .map(|r| {
-            format!("({})", (1..=cols).map(|c| format!("${}", r * cols + c)).collect::<Vec<_>>().join(", "))
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
 
 /// A preemption's reason as the records keep it (job and loan ids are the records').
 fn preemption(reason: &PreemptReason) -> Preemption {
@@ -52,13 +43,14 @@ pub struct Decisions<'a> {
     pub policy_events: &'a [PolicyEvent],
 }
 
+/// Writes the decisions; answers how many waiting jobs' reason or rank was rewritten.
 pub async fn write(
     store: &Store,
     lease: &Lease,
     epoch: i64,
     now: i64,
     d: Decisions<'_>,
-) -> Result<(), DispatchError> {
+) -> Result<usize, DispatchError> {
     let Decisions { snap, ids, plan, policy_events } = d;
     let mut tx = store.pool.begin().await?;
     // Fencing: a decision carrying a stale epoch is refused (nothing below is written).
@@ -130,9 +122,9 @@ pub async fn write(
     // seconds; a job cancelled since the snapshot was read is not started.
     for batch in plan.placements.chunks(BATCH) {
         let sql = format!(
-            "UPDATE jobs SET state = 'running', reason = NULL, wait_kind = NULL, position = NULL, estimated_start = NULL, \
+            "UPDATE jobs SET state = 'running', reason = NULL, wait_kind = NULL, queue_rank = NULL, estimated_start = NULL, \
              segments = segments + 1 WHERE state = 'pending' AND id IN ({}) RETURNING id",
-            (1..=batch.len()).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+            Params::new(store.engine).list(batch.len())
         );
         let mut update = sqlx::query(AssertSqlSafe(sql));
         for p in batch {
@@ -142,9 +134,11 @@ pub async fn write(
             update.fetch_all(&mut *tx).await?.iter().map(|r| r.try_get(0)).collect::<Result<_, _>>()?;
         if !started.is_empty() {
             // Their waits end now (D2).
+            let mut params = Params::new(store.engine);
             let sql = format!(
-                "UPDATE job_waits SET until = $1 WHERE until IS NULL AND job_id IN ({})",
-                (2..started.len() + 2).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+                "UPDATE job_waits SET until = {} WHERE until IS NULL AND job_id IN ({})",
+                params.one(),
+                params.list(started.len())
             );
             let mut close = sqlx::query(AssertSqlSafe(sql)).bind(now);
             for job in &started {
@@ -173,7 +167,7 @@ pub async fn write(
         for rows in allocations.chunks(BATCH) {
             let sql = format!(
                 "INSERT INTO allocations (job_id, node_id, gpu_mask, borrowed, epoch, started_at) VALUES {}",
-                values(rows.len(), 6)
+                Params::new(store.engine).rows(rows.len(), 6)
             );
             let mut insert = sqlx::query(AssertSqlSafe(sql));
             for (job, node, mask, borrowed) in rows {
@@ -185,7 +179,7 @@ pub async fn write(
         for rows in events.chunks(BATCH) {
             let sql = format!(
                 "INSERT INTO events (at, kind, job_id, actor, policy, message, detail) VALUES {}",
-                values(rows.len(), 7)
+                Params::new(store.engine).rows(rows.len(), 7)
             );
             let mut insert = sqlx::query(AssertSqlSafe(sql));
             for (job, message, detail, policy) in rows {
@@ -201,12 +195,15 @@ pub async fn write(
             insert.execute(&mut *tx).await?;
         }
     }
-    // Only what changed: a deep, quiet queue costs no writes. What changed is written in
-    // batches: when a few jobs start, every waiting job's place moves, and one statement per
-    // job cost a round trip each (121,553 statements for 2,000 jobs in `bench e2e`).
+    // Only what changed: a deep, quiet queue costs no writes. A job's place is counted
+    // from its rank when read, so jobs starting ahead of it change nothing here
+    // (`dispatch::rank`); what changed is written in batches, one statement per 1,000 jobs.
+    let held: Vec<Option<i64>> =
+        plan.holds.iter().map(|h| ids.shown[h.pending_index as usize].rank).collect();
+    let ranks = super::rank::ranks(&held);
     let mut shown_rows = Vec::new();
-    for h in &plan.holds {
-        let (reason, position) = (h.reason.to_string(), i64::from(h.position));
+    for (h, rank) in plan.holds.iter().zip(ranks) {
+        let reason = h.reason.to_string();
         // The backfill reservation's time, for the job that holds one.
         let estimate = plan.reservations.iter().find(|r| r.job == h.job).map(|r| r.start_at);
         let shown = &ids.shown[h.pending_index as usize];
@@ -215,25 +212,26 @@ pub async fn write(
         if shown.wait_kind.as_deref() != Some(kind) {
             waits::turn(&mut tx, job, kind, &reason, now).await?;
         } else if shown.reason.as_deref() == Some(reason.as_str())
-            && shown.position == Some(position)
+            && shown.rank == Some(rank)
             && shown.estimate == estimate
         {
             continue;
         }
-        shown_rows.push((job, reason, position, estimate, kind));
+        shown_rows.push((job, reason, rank, estimate, kind));
     }
+    let rewritten = shown_rows.len();
     for rows in shown_rows.chunks(BATCH) {
         // VALUES' columns are column1… on both engines; the casts type a column whose
         // every row is NULL (no reservation) for PostgreSQL.
         let sql = format!(
-            "UPDATE jobs SET reason = v.column2, position = CAST(v.column3 AS BIGINT), \
+            "UPDATE jobs SET reason = v.column2, queue_rank = CAST(v.column3 AS BIGINT), \
              estimated_start = CAST(v.column4 AS BIGINT), wait_kind = v.column5 \
              FROM (VALUES {}) AS v WHERE jobs.id = v.column1 AND jobs.state = 'pending'",
-            values(rows.len(), 5)
+            Params::new(store.engine).rows(rows.len(), 5)
         );
         let mut update = sqlx::query(AssertSqlSafe(sql));
-        for (job, reason, position, estimate, kind) in rows {
-            update = update.bind(*job).bind(reason.clone()).bind(*position).bind(*estimate).bind(*kind);
+        for (job, reason, rank, estimate, kind) in rows {
+            update = update.bind(*job).bind(reason.clone()).bind(*rank).bind(*estimate).bind(*kind);
         }
         update.execute(&mut *tx).await?;
     }
@@ -250,5 +248,5 @@ pub async fn write(
             .await?;
     }
     tx.commit().await?;
-    Ok(())
+    Ok(rewritten)
 }

@@ -23,11 +23,12 @@ pub struct Ids {
     pub agent_nodes: Vec<bool>,
 }
 
-/// A pending job's reason, position, estimated start and open wait kind (D2) as recorded.
+/// A pending job's reason, queue rank, estimated start and open wait kind (D2) as recorded.
 #[derive(Debug, Default)]
 pub struct Shown {
     pub reason: Option<String>,
-    pub position: Option<i64>,
+    /// Sorts like the queue; the place people see is counted from it (`dispatch::rank`).
+    pub rank: Option<i64>,
     pub estimate: Option<i64>,
     pub wait_kind: Option<String>,
 }
@@ -228,7 +229,7 @@ pub async fn snapshot(store: &Store, now: i64) -> Result<(Snapshot, Ids), Dispat
     let sql = format!(
         "SELECT j.id, j.group_id, j.category, {PLANNED_CLASS}, j.gpus, j.model, j.topology, j.time_limit_s, \
          CAST(CASE WHEN j.checkpointable THEN 1 ELSE 0 END AS BIGINT), j.submitted_at, j.queued_at, \
-         j.attained_gpu_s, j.reason, CAST(j.position AS BIGINT), j.estimated_start, j.wait_kind FROM jobs j \
+         j.attained_gpu_s, j.reason, j.queue_rank, j.estimated_start, j.wait_kind FROM jobs j \
          LEFT JOIN projects p ON p.id = j.project_id WHERE j.state = 'pending' ORDER BY j.id"
     );
     for r in sqlx::query(AssertSqlSafe(sql)).bind(now).fetch_all(pool).await? {
@@ -248,7 +249,7 @@ pub async fn snapshot(store: &Store, now: i64) -> Result<(Snapshot, Ids), Dispat
         });
         ids.shown.push(Shown {
             reason: r.try_get(12)?,
-            position: r.try_get(13)?,
+            rank: r.try_get(13)?,
             estimate: r.try_get(14)?,
             wait_kind: r.try_get(15)?,
         });

@@ -8,6 +8,7 @@ mod grants;
 pub mod keeper;
 pub mod lease;
 mod load;
+mod rank;
 pub mod rehearse;
 
 pub use lease::{Lease, current as current_lease};
@@ -27,6 +28,8 @@ pub struct CycleReport {
     pub placed: usize,
     pub preempted: usize,
     pub held: usize,
+    /// Waiting jobs whose reason, rank or estimate changed (rows written).
+    pub rewritten: usize,
 }
 
 impl CycleReport {
@@ -34,11 +37,12 @@ impl CycleReport {
     /// debug (an idle cluster would otherwise log every few seconds).
     fn log(&self, took: std::time::Duration) {
         let duration_ms = (took.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0;
-        let (epoch, placed, preempted, held) = (self.epoch, self.placed, self.preempted, self.held);
+        let (epoch, placed, preempted, held, rewritten) =
+            (self.epoch, self.placed, self.preempted, self.held, self.rewritten);
         if placed + preempted > 0 {
-            tracing::info!(epoch, placed, preempted, held, duration_ms, "cycle");
+            tracing::info!(epoch, placed, preempted, held, rewritten, duration_ms, "cycle");
         } else {
-            tracing::debug!(epoch, placed, preempted, held, duration_ms, "cycle");
+            tracing::debug!(epoch, placed, preempted, held, rewritten, duration_ms, "cycle");
         }
     }
 }
@@ -128,7 +132,7 @@ impl Dispatcher {
         .map_err(|e| DispatchError::Corrupt(format!("planning panicked: {e}")))?;
         let events = self.new_policy_events();
         let decisions = apply::Decisions { snap: &snap, ids: &ids, plan: &p, policy_events: &events };
-        apply::write(&self.store, &self.lease, epoch, now, decisions).await?;
+        let rewritten = apply::write(&self.store, &self.lease, epoch, now, decisions).await?;
         if let Some(fleet) = &self.fleet
             && !(p.placements.is_empty() && p.preemptions.is_empty())
         {
@@ -139,6 +143,7 @@ impl Dispatcher {
             placed: p.placements.len(),
             preempted: p.preemptions.len(),
             held: p.holds.len(),
+            rewritten,
         };
         report.log(started.elapsed());
         Ok(report)

@@ -2,6 +2,7 @@
 //! page at a time, filtered by state, group or the caller's own submissions, with each
 //! waiting job's reason, queue position and estimated start.
 
+use crate::jobs::PLACE_OF_JOB;
 use serde::Deserialize;
 use sqlx::Row;
 use sqlx::any::AnyRow;
@@ -80,7 +81,7 @@ pub async fn list(store: &Store, user: &User, f: &JobFilter, page: &Page) -> Res
 async fn read(store: &Store, filters: &mut Filters, page: &Page) -> Result<JobPage, sqlx::Error> {
     filters.page("j.id", page);
     let sql = format!(
-        "SELECT j.id, j.name, g.name, j.gpus, j.state, j.reason, j.position, j.submitted_at, j.class, \
+        "SELECT j.id, j.name, g.name, j.gpus, j.state, j.reason, {PLACE_OF_JOB}, j.submitted_at, j.class, \
          j.category, j.model, u.username, j.template_id, p.name, j.estimated_start, {LIMIT_OF_JOB} FROM jobs j \
          JOIN groups g ON g.id = j.group_id \
          JOIN users u ON u.id = j.submitted_by LEFT JOIN projects p ON p.id = j.project_id{} {} LIMIT {}",

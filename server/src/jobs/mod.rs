@@ -14,4 +14,9 @@ pub mod submit;
 pub mod waits;
 
 pub use spec::{CATEGORIES, CLASSES, Spec, TOPOLOGIES, validate};
+
+/// A waiting job `j`'s place in the queue (0 = next), counted from the ranks the last
+/// cycle gave (`dispatch::rank`); NULL before its first cycle and once it left the queue.
+pub const PLACE_OF_JOB: &str = "CASE WHEN j.state = 'pending' AND j.queue_rank IS NOT NULL THEN \
+     (SELECT COUNT(*) FROM jobs q WHERE q.state = 'pending' AND q.queue_rank < j.queue_rank) END";
 pub use submit::Prepared;

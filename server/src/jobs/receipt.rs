@@ -2,6 +2,7 @@
 //! and why, read from the event log (D2) in three queries (the job, its events, its waits). The
 //! job's env values reach only its own group and admins (finding 10).
 
+use crate::jobs::PLACE_OF_JOB;
 use std::collections::BTreeMap;
 
 use sqlx::Row;
@@ -28,7 +29,7 @@ crate::store::from_sqlx!(ReceiptError);
 pub async fn receipt(store: &Store, user: &User, id: i64) -> Result<Receipt, ReceiptError> {
     let pool = &store.pool;
     let sql = format!(
-        "SELECT j.id, j.name, g.name, j.gpus, j.state, j.reason, j.position, j.submitted_at, j.estimated_start, \
+        "SELECT j.id, j.name, g.name, j.gpus, j.state, j.reason, {PLACE_OF_JOB}, j.submitted_at, j.estimated_start, \
          j.image, j.env, j.group_id, {LIMIT_OF_JOB} FROM jobs j JOIN groups g ON g.id = j.group_id WHERE j.id = $1"
     );
     let job = sqlx::query(sqlx::AssertSqlSafe(sql))

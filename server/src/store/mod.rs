@@ -6,6 +6,7 @@ mod demo;
 pub mod events;
 pub mod jobs;
 pub mod listing;
+pub mod params;
 mod policies;
 mod seed;
 pub mod sessions;

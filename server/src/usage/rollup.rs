@@ -13,7 +13,8 @@ use std::collections::BTreeMap;
 use sqlx::{AnyConnection, Row};
 use tidepool_core::usage::{Figures, HOUR, held_by_hour, hour_of};
 
-use crate::store::Store;
+use crate::store::params::Params;
+use crate::store::{Engine, Store};
 use crate::usage::UsageError;
 
 /// Hours closed per transaction.
@@ -57,7 +58,7 @@ pub async fn roll_up(store: &Store, now: i64) -> Result<RollUp, UsageError> {
             .bind(to)
             .execute(&mut *tx)
             .await?;
-        write(&mut tx, &rows).await?;
+        write(&mut tx, store.engine, &rows).await?;
         let moved =
             sqlx::query("UPDATE usage_rollup SET rolled_until = $1 WHERE id = 1 AND rolled_until = $2")
                 .bind(to)
@@ -147,20 +148,17 @@ pub async fn figures(
 }
 
 /// Inserts `rows` into `usage_hours`, several rows a statement.
-pub async fn write(tx: &mut AnyConnection, rows: &BTreeMap<Key, Figures>) -> Result<(), sqlx::Error> {
+pub async fn write(
+    tx: &mut AnyConnection,
+    engine: Engine,
+    rows: &BTreeMap<Key, Figures>,
+) -> Result<(), sqlx::Error> {
     let rows: Vec<(&Key, &Figures)> = rows.iter().collect();
     for chunk in rows.chunks(ROWS_PER_INSERT) {
-        let values: Vec<String> = (0..chunk.len())
-            .map(|i| {
-                let b = i * 12;
-                let p: Vec<String> = (1..=12).map(|k| format!("${}", b + k)).collect();
-                format!("({})", p.join(", "))
-            })
-            .collect();
         let sql = format!(
             "INSERT INTO usage_hours (hour, group_id, pool, model, category, held_gpu_s, sampled_gpu_s, \
              util_pct_gpu_s, idle_gpu_s, jobs_started, jobs_finished, wait_s) VALUES {}",
-            values.join(", ")
+            Params::new(engine).rows(chunk.len(), 12)
         );
         let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
         for ((hour, group, pool, model, category), f) in chunk {

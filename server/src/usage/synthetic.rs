@@ -81,7 +81,7 @@ pub async fn write_history(
             }
         }
         let mut tx = store.pool.begin().await?;
-        write(&mut tx, &batch).await?;
+        write(&mut tx, store.engine, &batch).await?;
         tx.commit().await?;
         rows += batch.len() as u64;
     }
