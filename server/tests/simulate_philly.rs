@@ -175,16 +175,16 @@ fn time_sharing_cuts_avg_jct_over_the_philly_groups_and_every_job_finishes() {
     let (mut jobs, mut default_sum, mut timeshare_sum, mut preemptions, mut no_worse) =
         (0.0, 0.0, 0.0, 0.0, 0);
     for (name, d, t) in per_group_default_and_timeshare() {
-        assert_eq!(f(&t, "capacity_gpus"), 64.0, "{name}");
-        assert_eq!(f(&t, "completed"), f(&t, "jobs"), "{name}: every job completes");
-        assert_eq!(f(&d, "jobs"), f(&t, "jobs"), "{name}");
-        assert_eq!(f(&d, "preemptions"), 0.0, "{name}: nothing preempts without time-sharing");
-        let (dj, tj) = (f(&d, "avg_jct_s"), f(&t, "avg_jct_s"));
+        assert_eq!(f(t, "capacity_gpus"), 64.0, "{name}");
+        assert_eq!(f(t, "completed"), f(t, "jobs"), "{name}: every job completes");
+        assert_eq!(f(d, "jobs"), f(t, "jobs"), "{name}");
+        assert_eq!(f(d, "preemptions"), 0.0, "{name}: nothing preempts without time-sharing");
+        let (dj, tj) = (f(d, "avg_jct_s"), f(t, "avg_jct_s"));
         no_worse += usize::from(tj <= dj * 1.001);
-        jobs += f(&t, "jobs");
-        default_sum += dj * f(&d, "jobs");
-        timeshare_sum += tj * f(&t, "jobs");
-        preemptions += f(&t, "preemptions");
+        jobs += f(t, "jobs");
+        default_sum += dj * f(d, "jobs");
+        timeshare_sum += tj * f(t, "jobs");
+        preemptions += f(t, "preemptions");
     }
     assert!(jobs > 60_000.0, "the window holds ~68.5k jobs");
     assert!(preemptions > 0.0, "time-sharing took turns");
@@ -206,10 +206,10 @@ fn time_sharing_cuts_avg_jct_over_the_philly_groups_and_every_job_finishes() {
 #[test]
 fn time_sharing_beats_the_default_on_every_group_and_starves_no_one() {
     for (name, d, t) in per_group_default_and_timeshare() {
-        assert_eq!(f(&t, "completed"), f(&t, "jobs"), "{name}: every job completes");
-        let (dj, tj) = (f(&d, "avg_jct_s"), f(&t, "avg_jct_s"));
+        assert_eq!(f(t, "completed"), f(t, "jobs"), "{name}: every job completes");
+        let (dj, tj) = (f(d, "avg_jct_s"), f(t, "avg_jct_s"));
         assert!(tj <= dj * 1.001, "{name}: time-sharing avg JCT {tj} s vs default {dj} s");
-        let (dw, tw) = (f(&d, "p99_wait_s"), f(&t, "p99_wait_s"));
+        let (dw, tw) = (f(d, "p99_wait_s"), f(t, "p99_wait_s"));
         assert!(tw <= dw * 1.1 + 3600.0, "{name}: p99 wait {tw} s with time-sharing vs {dw} s without");
     }
 }
