@@ -101,6 +101,13 @@ fn timeshare(args: &TimeShareArgs) -> Result<TimeShare, String> {
     ts.quantum_s = args.timeshare_quantum.unwrap_or(ts.quantum_s);
     ts.starve_factor = args.timeshare_starve_factor.unwrap_or(ts.starve_factor);
     ts.order_by_queue = args.timeshare_order_by_queue.unwrap_or(ts.order_by_queue);
+    if let Some(h) = args.timeshare_protect_after {
+        if !(h.is_finite() && h >= 0.0) {
+            return Err(format!("--timeshare-protect-after must be GPU-hours ≥ 0, not {h}"));
+        }
+        ts.protect_after_gpu_s = (h * 3600.0).round() as u64;
+    }
+    ts.fifo_in_later_queues = args.timeshare_fifo_in_later_queues.unwrap_or(ts.fifo_in_later_queues);
     Ok(ts)
 }
 

@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::sync::OnceLock;
 use std::thread;
 
 use common::{f, json, philly};
@@ -136,70 +137,79 @@ fn group_names(groups: &str) -> Vec<String> {
 
 /// Each Philly group alone on 64 GPUs over the whole window, with the default and with
 /// time-sharing (the server's `TimeShare::default()`): (group, default, time-sharing).
-fn per_group_default_and_timeshare() -> Vec<(String, Value, Value)> {
-    let (trace, groups) = philly();
-    let names = group_names(&groups);
-    assert_eq!(names.len(), 11);
-    let sim = |group: String, policy: &'static str| {
-        let trace = trace.clone();
-        thread::spawn(move || {
-            let args = ["simulate", "--trace", &trace, "--from", "2017-10-01", "--to", "2017-11-30"];
-            let scope = ["--nodes", "8", "--gpus-per-node", "8", "--only-group", &group];
-            let args: Vec<&str> = args.iter().chain(&scope).copied().chain(["--policy", policy]).collect();
-            json(&args)
-        })
-    };
-    names
-        .into_iter()
-        .map(|name| {
-            let (d, t) = (sim(name.clone(), "default"), sim(name.clone(), "timeshare"));
-            let (d, t) = (d.join().expect("default run"), t.join().expect("timeshare run"));
-            (name, d, t)
-        })
-        .collect()
+/// Run once for the two tests that read them (22 simulations).
+fn per_group_default_and_timeshare() -> &'static [(String, Value, Value)] {
+    static RUNS: OnceLock<Vec<(String, Value, Value)>> = OnceLock::new();
+    RUNS.get_or_init(|| {
+        let (trace, groups) = philly();
+        let names = group_names(&groups);
+        assert_eq!(names.len(), 11);
+        let sim = |group: String, policy: &'static str| {
+            let trace = trace.clone();
+            thread::spawn(move || {
+                let args = ["simulate", "--trace", &trace, "--from", "2017-10-01", "--to", "2017-11-30"];
+                let scope = ["--nodes", "8", "--gpus-per-node", "8", "--only-group", &group];
+                let args: Vec<&str> =
+                    args.iter().chain(&scope).copied().chain(["--policy", policy]).collect();
+                json(&args)
+            })
+        };
+        names
+            .into_iter()
+            .map(|name| {
+                let (d, t) = (sim(name.clone(), "default"), sim(name.clone(), "timeshare"));
+                let (d, t) = (d.join().expect("default run"), t.join().expect("timeshare run"));
+                (name, d, t)
+            })
+            .collect()
+    })
 }
 
 // Issue 15 (P1, D4): over the jobs of all Philly groups, each group alone on 64 GPUs for
 // the whole window, the default with time-sharing (checkpointable jobs take turns by
 // attained service, least first) finishes jobs much sooner on average than the default
 // without it; every job finishes (the guard relative to a job's own run promotes anyone
-// passed over long enough), and nearly every group gains on its own.
+// passed over long enough), and every group gains on its own.
 #[test]
 fn time_sharing_cuts_avg_jct_over_the_philly_groups_and_every_job_finishes() {
     let (mut jobs, mut default_sum, mut timeshare_sum, mut preemptions, mut no_worse) =
         (0.0, 0.0, 0.0, 0.0, 0);
     for (name, d, t) in per_group_default_and_timeshare() {
-        assert_eq!(f(&t, "capacity_gpus"), 64.0, "{name}");
-        assert_eq!(f(&t, "completed"), f(&t, "jobs"), "{name}: every job completes");
-        assert_eq!(f(&d, "jobs"), f(&t, "jobs"), "{name}");
-        assert_eq!(f(&d, "preemptions"), 0.0, "{name}: nothing preempts without time-sharing");
-        let (dj, tj) = (f(&d, "avg_jct_s"), f(&t, "avg_jct_s"));
+        assert_eq!(f(t, "capacity_gpus"), 64.0, "{name}");
+        assert_eq!(f(t, "completed"), f(t, "jobs"), "{name}: every job completes");
+        assert_eq!(f(d, "jobs"), f(t, "jobs"), "{name}");
+        assert_eq!(f(d, "preemptions"), 0.0, "{name}: nothing preempts without time-sharing");
+        let (dj, tj) = (f(d, "avg_jct_s"), f(t, "avg_jct_s"));
         no_worse += usize::from(tj <= dj * 1.001);
-        jobs += f(&t, "jobs");
-        default_sum += dj * f(&d, "jobs");
-        timeshare_sum += tj * f(&t, "jobs");
-        preemptions += f(&t, "preemptions");
+        jobs += f(t, "jobs");
+        default_sum += dj * f(d, "jobs");
+        timeshare_sum += tj * f(t, "jobs");
+        preemptions += f(t, "preemptions");
     }
     assert!(jobs > 60_000.0, "the window holds ~68.5k jobs");
     assert!(preemptions > 0.0, "time-sharing took turns");
     let (d, t) = (default_sum / jobs, timeshare_sum / jobs);
-    // Measured: 29.1 h without, 15.9 h with; 10 of the 11 groups no worse.
+    // Measured: 29.1 h without, 18.2 h with; all 11 groups no worse (the strict test
+    // below holds each group to it).
     assert!(t < 0.7 * d, "over all groups: time-sharing avg JCT {t} s vs default {d} s");
     assert!(no_worse >= 9, "only {no_worse} of 11 groups no worse with time-sharing");
 }
 
 // Issue 15 (P1, D4), the strict reading: every group gains on its own and no group's
-// slowest 1% wait much longer. Not met yet: 2869ce (mostly 8- and 32-GPU jobs, half over
-// 10 h) goes from 50.3 h to 53.4 h, and the p99 wait grows on the most overloaded group
-// (7f04ca 605 -> 830 h), where least-attained-service pauses long jobs for new ones.
+// slowest 1% wait longer than 10% (+1 h) over the default's. It took two bounds on top of
+// Tiresias' queues: a job that has had 150 GPU-hours is no longer stopped (on 7f04ca, the
+// most overloaded group, long jobs stopped again and again waited behind every newer job:
+// p99 wait 605 h without time-sharing, 830 h with it unbounded), and jobs that have had
+// GPU time wait first submitted first (a stop sent a job to the back of the line; on
+// 2869ce, mostly long 8- and 32-GPU jobs, avg JCT was 50.3 h without, 53.4 h with).
+// Measured now: 2869ce 49.1 h, 7f04ca p99 wait 600 h; no group's p99 wait above the default's.
 #[test]
-#[ignore = "issue 15: time-sharing loses on one group (2869ce) and raises the p99 wait on 7f04ca"]
 fn time_sharing_beats_the_default_on_every_group_and_starves_no_one() {
     for (name, d, t) in per_group_default_and_timeshare() {
-        assert_eq!(f(&t, "completed"), f(&t, "jobs"), "{name}: every job completes");
-        let (dj, tj) = (f(&d, "avg_jct_s"), f(&t, "avg_jct_s"));
+        assert_eq!(f(t, "completed"), f(t, "jobs"), "{name}: every job completes");
+        let (dj, tj) = (f(d, "avg_jct_s"), f(t, "avg_jct_s"));
         assert!(tj <= dj * 1.001, "{name}: time-sharing avg JCT {tj} s vs default {dj} s");
-        let (dw, tw) = (f(&d, "p99_wait_s"), f(&t, "p99_wait_s"));
-        assert!(tw <= dw * 1.25 + 3600.0, "{name}: p99 wait {tw} s with time-sharing vs {dw} s without");
+        let (dw, tw) = (f(d, "p99_wait_s"), f(t, "p99_wait_s"));
+        assert!(tw <= dw * 1.1 + 3600.0, "{name}: p99 wait {tw} s with time-sharing vs {dw} s without");
     }
 }

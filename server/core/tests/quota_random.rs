@@ -220,6 +220,8 @@ fn random_snapshot(rng: &mut Rng) -> Snapshot {
         starve_factor: rng.pick(&[0, 2]),
         order_by_queue: rng.chance(50),
         quantum_s: rng.pick(&[0, 1800]),
+        protect_after_gpu_s: rng.pick(&[0, 36_000]),
+        fifo_in_later_queues: rng.chance(50),
     });
     snap
 }

@@ -19,6 +19,8 @@ fn node(timeshare: bool) -> ClusterBuilder {
             starve_factor: 0,
             order_by_queue: false,
             quantum_s: 600,
+            protect_after_gpu_s: 0,
+            fifo_in_later_queues: false,
         });
     })
 }
@@ -88,4 +90,47 @@ fn ordered_by_queue_a_job_with_little_gpu_time_starts_before_an_older_one_with_m
     snap.config.timeshare.as_mut().expect("on").starve_factor = 3;
     assert_eq!(started(snap.clone()), vec![2], "waited 2 h, ran 2 h: not yet");
     assert_eq!(run(&snap, 6 * 3600).placements.iter().map(|p| p.job.0).collect::<Vec<_>>(), vec![1]);
+}
+
+#[test]
+fn a_job_that_has_had_enough_gpu_time_is_no_longer_stopped() {
+    // Job 10 resumed at 0 with 20 GPU-hours behind it (queue 1, later than the new job).
+    let mut long = alloc(10).on(0, 0xFF).started(0).build();
+    long.attained_gpu_s = 20 * 3600;
+    let mut snap = node(true).pending(job(1).gpus(8).at(900)).build();
+    snap.running.push(long);
+    assert_eq!(preempted(&run(&snap, 1000)), vec![10], "no protection: it takes turns");
+    // Protected from 20 GPU-hours on: it runs to its end, whoever waits.
+    snap.config.timeshare.as_mut().expect("on").protect_after_gpu_s = 20 * 3600;
+    assert!(run(&snap, 1000).preemptions.is_empty(), "protected once it had 20 GPU-hours");
+    // Short of the bound (the GPU time it had when this run began counts), it yields.
+    snap.running[0].attained_gpu_s = 20 * 3600 - 1;
+    assert_eq!(preempted(&run(&snap, 1000)), vec![10]);
+}
+
+#[test]
+fn a_stopped_job_keeps_its_place_among_those_that_have_had_gpu_time() {
+    // Jobs 1 and 2 both had 16 GPU-hours (queue 1); job 1 was submitted first but was
+    // stopped later, so it re-entered the line after job 2 and has waited less since.
+    let build = |fifo: bool| {
+        let mut snap = node(true).pending(job(1).gpus(8).at(0)).pending(job(2).gpus(8).at(100)).build();
+        for (j, queued_at) in snap.pending.iter_mut().zip([5000, 1000]) {
+            j.attained_gpu_s = 16 * 3600;
+            j.queued_at = queued_at;
+        }
+        let ts = snap.config.timeshare.as_mut().expect("on");
+        ts.order_by_queue = true;
+        ts.fifo_in_later_queues = fifo;
+        snap
+    };
+    let started = |snap| run(&snap, 7200).placements.iter().map(|p| p.job.0).collect::<Vec<_>>();
+    assert_eq!(started(build(false)), vec![2], "the priority policy: the longer wait since the stop");
+    assert_eq!(started(build(true)), vec![1], "first submitted first among jobs that have run");
+    // Jobs that have not run yet keep the priority policy's order.
+    let mut snap = build(true);
+    for (j, queued_at) in snap.pending.iter_mut().zip([5000, 1000]) {
+        j.attained_gpu_s = 0;
+        j.queued_at = queued_at;
+    }
+    assert_eq!(started(snap), vec![2], "the first queue keeps the policy's order");
 }

@@ -81,6 +81,13 @@ pub struct TimeShareArgs {
     /// Order the waiting line by time-sharing queue first (`true`/`false`).
     #[arg(long)]
     pub timeshare_order_by_queue: Option<bool>,
+    /// GPU-hours a job has received, when its run begins, from which time-sharing no
+    /// longer stops it (0: no bound).
+    #[arg(long)]
+    pub timeshare_protect_after: Option<f64>,
+    /// Jobs that have had GPU time wait first submitted first (`true`/`false`).
+    #[arg(long)]
+    pub timeshare_fifo_in_later_queues: Option<bool>,
 }
 
 #[derive(Debug, Subcommand)]

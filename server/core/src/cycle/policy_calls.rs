@@ -38,10 +38,13 @@ pub(crate) fn priority_order(
     let mut order: Vec<u32> = keys.into_iter().map(|k| k.3).collect();
     if let Some(ts) = snap.config.timeshare.as_ref().filter(|ts| ts.order_by_queue) {
         // Least attained service first (critical jobs still ahead of all); stable, so the
-        // policy's order stands within a queue.
+        // policy's order stands within a queue, except that the later queues may wait
+        // first submitted first (a stop must not cost a job its place in line).
         order.sort_by_cached_key(|&i| {
             let job = &snap.pending[i as usize];
-            (job.class != PriorityClass::Critical, ts.claim_queue(job, now))
+            let queue = ts.claim_queue(job, now);
+            let fifo = if ts.fifo_in_later_queues && queue > 0 { job.submitted_at } else { 0 };
+            (job.class != PriorityClass::Critical, queue, fifo)
         });
     }
     order

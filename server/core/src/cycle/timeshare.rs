@@ -3,14 +3,17 @@
 //! (a later queue of Tiresias' discretized least-attained-service) yields its GPUs and
 //! resumes later from its checkpoint.
 //!
-//! Bounded three ways, so no one is stopped without end: only checkpointable jobs yield;
-//! a job yields at most `max_per_day` times a day (counting every preemption); and a job
-//! that has waited `starve_factor` times as long as it has run (or `starve_after_s`, if
-//! set) claims as if it were new, so long jobs that keep being passed over get their turn
-//! back. A segment also runs at least `quantum_s` first, so a claimant is not stopped
-//! again before it has made progress. With `order_by_queue` the waiting line itself is
-//! ordered by queue (see `policy_calls::priority_order`), so the GPUs a claimant frees
-//! go to it and not to an older job that has already had much GPU time.
+//! Bounded four ways, so no one is stopped without end: only checkpointable jobs yield;
+//! a job yields at most `max_per_day` times a day (counting every preemption); a job
+//! that had already received `protect_after_gpu_s` when its run began is not stopped at
+//! all; and a job that has waited `starve_factor` times as long as it has run (or
+//! `starve_after_s`, if set) claims as if it were new, so long jobs that keep being
+//! passed over get their turn back. A segment also runs at least `quantum_s` first, so a
+//! claimant is not stopped again before it has made progress. With `order_by_queue` the
+//! waiting line itself is ordered by queue (see `policy_calls::priority_order`), so the
+//! GPUs a claimant frees go to it and not to an older job that has already had much GPU
+//! time; with `fifo_in_later_queues`, a stopped job keeps its place among those that
+//! have had GPU time (first submitted first) instead of going to the back.
 
 use crate::model::{Allocation, Job, Time};
 use crate::reason::PreemptReason;
@@ -24,6 +27,9 @@ pub(crate) fn turn(ts: &TimeShare, job: &Job, victim: &Allocation, now: Time) ->
         return None;
     }
     if victim.preemptions_today >= ts.max_per_day {
+        return None;
+    }
+    if ts.protect_after_gpu_s > 0 && victim.attained_gpu_s >= ts.protect_after_gpu_s {
         return None;
     }
     let attained = victim.attained_gpu_s_at(now);
@@ -54,6 +60,8 @@ mod tests {
             starve_factor: 0,
             order_by_queue: false,
             quantum_s: 0,
+            protect_after_gpu_s: 0,
+            fifo_in_later_queues: false,
         }
     }
 
@@ -102,6 +110,12 @@ mod tests {
         assert_eq!(turn(&ts(), &old, &victim, 1000), None);
         old.queued_at = 1000 - 7200;
         assert!(turn(&ts(), &old, &victim, 1000).is_some(), "a starving job is promoted");
+        // A job that had 10 GPU-hours when its run began is no longer stopped.
+        let protect = TimeShare { protect_after_gpu_s: 36_000, ..ts() };
+        victim.attained_gpu_s = 36_000;
+        assert_eq!(turn(&protect, &old, &victim, 1000), None);
+        victim.attained_gpu_s = 35_999;
+        assert!(turn(&protect, &old, &victim, 1000).is_some());
     }
 
     #[test]
