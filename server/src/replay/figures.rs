@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use tidepool_api::replays::{ReplayFigures, ReplayShare, ReplayWaits};
 
-use crate::replay::history::{Entitlement, Recorded};
+use crate::replay::history::Recorded;
+use crate::replay::run::Entitlement;
 use crate::sim::report::nearest_rank;
 
 /// How one job went, in one of the compared runs.

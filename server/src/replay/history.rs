@@ -1,5 +1,5 @@
 //! The recorded history a replay runs over: the period asked for, the jobs submitted in
-//! it with what really happened to each, and the groups' guarantees and budgets.
+//! it with what really happened to each.
 
 use std::collections::BTreeMap;
 
@@ -16,6 +16,8 @@ pub struct Recorded {
     pub group: String,
     pub class: String,
     pub gpus: u32,
+    /// The GPU model it asked for.
+    pub model: String,
     pub checkpointable: bool,
     pub time_limit_s: Option<u64>,
     pub state: String,
@@ -27,13 +29,6 @@ pub struct Recorded {
     /// When its last segment ended, for a job that finished (succeeded, failed, timed out).
     pub finished_at: Option<i64>,
     pub preemptions: u32,
-}
-
-/// A group's guarantee and monthly budget, summed over its quotas.
-#[derive(Clone, Debug, Default)]
-pub struct Entitlement {
-    pub guaranteed: u64,
-    pub budget_gpu_h: Option<f64>,
 }
 
 /// `30d`, `12h`, `90m` before `now`, or a date, a date-time or Unix seconds.
@@ -73,7 +68,7 @@ pub async fn jobs(store: &Store, since: i64, until: i64, now: i64) -> Result<Vec
     let mut jobs: Vec<Recorded> = Vec::new();
     for r in sqlx::query(
         "SELECT j.id, g.name, j.class, j.gpus, CAST(CASE WHEN j.checkpointable THEN 1 ELSE 0 END AS BIGINT), \
-         j.time_limit_s, j.state, j.submitted_at FROM jobs j JOIN groups g ON g.id = j.group_id \
+         j.time_limit_s, j.state, j.submitted_at, j.model FROM jobs j JOIN groups g ON g.id = j.group_id \
          WHERE j.submitted_at >= $1 AND j.submitted_at < $2 ORDER BY j.submitted_at, j.id",
     )
     .bind(since)
@@ -86,6 +81,7 @@ pub async fn jobs(store: &Store, since: i64, until: i64, now: i64) -> Result<Vec
             group: r.try_get(1)?,
             class: r.try_get(2)?,
             gpus: r.try_get::<i64, _>(3)?.clamp(1, i64::from(u32::MAX)) as u32,
+            model: r.try_get(8)?,
             checkpointable: r.try_get::<i64, _>(4)? != 0,
             time_limit_s: r.try_get::<Option<i64>, _>(5)?.map(|s| s.max(1) as u64),
             state: r.try_get(6)?,
@@ -132,26 +128,4 @@ pub async fn jobs(store: &Store, since: i64, until: i64, now: i64) -> Result<Vec
         }
     }
     Ok(jobs)
-}
-
-/// Each group's guarantee (GPUs) and monthly budget, summed over its quotas.
-pub async fn entitlements(store: &Store) -> Result<BTreeMap<String, Entitlement>, ReplayError> {
-    let mut out: BTreeMap<String, Entitlement> = BTreeMap::new();
-    for r in sqlx::query("SELECT name FROM groups").fetch_all(&store.pool).await? {
-        out.insert(r.try_get(0)?, Entitlement::default());
-    }
-    for r in sqlx::query(
-        "SELECT g.name, CAST(q.guaranteed AS BIGINT), CAST(q.budget_gpu_h AS DOUBLE PRECISION) \
-         FROM quotas q JOIN groups g ON g.id = q.group_id",
-    )
-    .fetch_all(&store.pool)
-    .await?
-    {
-        let e = out.entry(r.try_get(0)?).or_default();
-        e.guaranteed += r.try_get::<i64, _>(1)?.max(0) as u64;
-        if let Some(b) = r.try_get::<Option<f64>, _>(2)? {
-            e.budget_gpu_h = Some(e.budget_gpu_h.unwrap_or(0.0) + b);
-        }
-    }
-    Ok(out)
 }

@@ -110,10 +110,10 @@ pub async fn start(
     if jobs.is_empty() {
         return Err(ReplayError::NoJobs { since, until });
     }
-    let entitled = history::entitlements(store).await?;
     let (snap, _) =
         crate::dispatch::load_snapshot(store, now).await.map_err(|e| ReplayError::Records(e.to_string()))?;
-    let snap = run::empty_cluster(snap);
+    let snap = run::empty_cluster(snap, &run::main_model(&jobs));
+    let entitled = run::entitlements(&snap);
     let runtime = desk.runtime.clone();
     let labels =
         (format!("active: {}", run::label(&active)), format!("candidate: {}", run::label(&candidate)));

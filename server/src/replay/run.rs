@@ -1,11 +1,13 @@
 //! Running recorded jobs through a policy set on the simulator's engine: the cluster as
-//! the dispatcher sees it now (nodes, groups, quotas, loans), the server's cycle settings,
+//! the dispatcher sees it now (nodes, groups, quotas, loans of the period's main GPU
+//! model), the server's cycle settings,
 //! and each job arriving when it was submitted with the work it really did.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use tidepool_core::checkpoint::Checkpointing;
-use tidepool_core::{GroupId, Snapshot};
+use tidepool_core::{GroupId, ModelId, Snapshot};
 
 use crate::policy::{Kind, Module, WasmPolicies};
 use crate::replay::figures::Went;
@@ -22,9 +24,46 @@ pub struct Replayable {
     pub left_out: Vec<String>,
 }
 
-/// The snapshot a replay starts from: the cluster of today's records, nothing running or
-/// waiting, no recent usage.
-pub fn empty_cluster(mut snap: Snapshot) -> Snapshot {
+/// A group's guarantee and monthly budget on the replayed model, summed over its quotas.
+#[derive(Clone, Debug, Default)]
+pub struct Entitlement {
+    pub guaranteed: u64,
+    pub budget_gpu_h: Option<f64>,
+}
+
+/// The GPU model most of the period's jobs asked for (the first of equals): the replay
+/// covers one model, as the simulator's engine does.
+pub fn main_model(jobs: &[Recorded]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for j in jobs {
+        match counts.iter_mut().find(|(m, _)| *m == j.model) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((&j.model, 1)),
+        }
+    }
+    let most = counts.iter().map(|c| c.1).max().unwrap_or(0);
+    counts.iter().find(|c| c.1 == most).map_or_else(String::new, |c| c.0.to_string())
+}
+
+/// The snapshot a replay starts from: today's nodes, quotas and loans of `model` (as the
+/// engine's only model), the server's cycle settings, nothing running or waiting, no
+/// recent usage and nothing spent of the budgets.
+pub fn empty_cluster(mut snap: Snapshot, model: &str) -> Snapshot {
+    let keep = snap.models.iter().position(|m| m == model).map(|i| ModelId(i as u16));
+    snap.nodes.retain(|n| Some(n.model) == keep);
+    snap.quotas.retain(|q| Some(q.model) == keep);
+    snap.loans.retain(|l| Some(l.model) == keep);
+    for n in &mut snap.nodes {
+        n.model = ModelId(0);
+    }
+    for q in &mut snap.quotas {
+        q.model = ModelId(0);
+        q.spent_gpu_h = 0.0;
+    }
+    for l in &mut snap.loans {
+        l.model = ModelId(0);
+    }
+    snap.models = vec![model.to_string()];
     snap.running.clear();
     snap.pending.clear();
     for g in &mut snap.groups {
@@ -32,6 +71,20 @@ pub fn empty_cluster(mut snap: Snapshot) -> Snapshot {
     }
     snap.config = crate::dispatch::served_config();
     snap
+}
+
+/// Each group's guarantee and budget on the replayed model, by name.
+pub fn entitlements(snap: &Snapshot) -> BTreeMap<String, Entitlement> {
+    let mut out: BTreeMap<String, Entitlement> =
+        snap.groups.iter().map(|g| (g.name.clone(), Entitlement::default())).collect();
+    for q in &snap.quotas {
+        let e = out.entry(snap.groups[q.group.0 as usize].name.clone()).or_default();
+        e.guaranteed += u64::from(q.guaranteed);
+        if let Some(b) = q.budget_gpu_h {
+            e.budget_gpu_h = Some(e.budget_gpu_h.unwrap_or(0.0) + b);
+        }
+    }
+    out
 }
 
 /// Chooses each job's work: what it ran when it finished or was cancelled while running,
@@ -42,6 +95,11 @@ pub fn replayable(snap: &Snapshot, jobs: &[Recorded]) -> Replayable {
     let mut out = Replayable { picked: Vec::new(), sim: Vec::new(), left_out: Vec::new() };
     for (i, j) in jobs.iter().enumerate() {
         let Some(group) = snap.groups.iter().position(|g| g.name == j.group) else { continue };
+        if snap.models.first() != Some(&j.model) {
+            out.left_out
+                .push(format!("job {}: {} GPUs; this replay covers {}", j.id, j.model, snap.models[0]));
+            continue;
+        }
         let work_s = match (j.finished_at, j.state.as_str()) {
             (Some(_), _) => j.run_s,
             (None, "cancelled") if j.segments == 0 => {
