@@ -2,6 +2,8 @@
 //! show): a row per figure, a column each for what happened, the active version and the
 //! candidate, so the admin who approves reads the difference at a glance.
 
+use std::collections::BTreeSet;
+
 use tidepool_api::replays::{Replay, ReplayFigures};
 
 use crate::review_tables::utc;
@@ -9,6 +11,11 @@ use crate::tables::Table;
 
 fn secs(s: f64) -> String {
     format!("{s:.0} s")
+}
+
+/// A figure of finished jobs; a dash where none finished (no figure, rather than 0 s).
+fn finished(f: &ReplayFigures, seconds: f64) -> String {
+    if f.finished == 0 { "—".into() } else { secs(seconds) }
 }
 
 /// The comparison's rows under the header `figure | what happened | active | candidate`.
@@ -19,14 +26,16 @@ pub fn comparison(r: &Replay) -> Table {
     };
     let mut rows = vec![
         row("jobs finished".into(), &|f| f.finished.to_string()),
-        row("avg JCT".into(), &|f| secs(f.avg_jct_s)),
-        row("avg wait".into(), &|f| secs(f.avg_wait_s)),
-        row("p50 wait".into(), &|f| secs(f.p50_wait_s)),
-        row("p99 wait".into(), &|f| secs(f.p99_wait_s)),
+        row("avg JCT".into(), &|f| finished(f, f.avg_jct_s)),
+        row("avg wait".into(), &|f| finished(f, f.avg_wait_s)),
+        row("p50 wait".into(), &|f| finished(f, f.p50_wait_s)),
+        row("p99 wait".into(), &|f| finished(f, f.p99_wait_s)),
         row("preemptions".into(), &|f| f.preemptions.to_string()),
     ];
-    for w in &r.actual.waits {
-        let (g, c) = (w.group.as_str(), w.class.as_str());
+    // Every group and class finished in any run (a job may finish in one of them only).
+    let kinds: BTreeSet<(&str, &str)> =
+        runs.iter().flat_map(|f| f.waits.iter().map(|w| (w.group.as_str(), w.class.as_str()))).collect();
+    for (g, c) in kinds {
         rows.push(row(format!("{g} {c} wait p50 / p99"), &|f| {
             f.waits
                 .iter()
@@ -34,7 +43,7 @@ pub fn comparison(r: &Replay) -> Table {
                 .map_or("—".into(), |x| format!("{} / {}", secs(x.p50_wait_s), secs(x.p99_wait_s)))
         }));
     }
-    for s in &r.actual.shares {
+    for s in &r.candidate.shares {
         let g = s.group.as_str();
         let budget = s.budget_gpu_h.map_or(String::new(), |b| format!(", budget {b:.0} GPU-h"));
         let name = format!("{g} share (guarantee {:.0}%{budget})", s.guaranteed_share * 100.0);

@@ -2,6 +2,7 @@
 //! server to replay them over the recorded period, and prints the comparison with the
 //! active versions and with what happened (O1, A3).
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use tidepool_api::replays::{Replay, ReplayFigures, ReplayRequest};
@@ -57,6 +58,11 @@ fn kind_name(kind: PolicyKind) -> &'static str {
     }
 }
 
+/// Seconds of finished jobs; a dash where none finished (no figure, rather than 0).
+fn finished(f: &ReplayFigures, seconds: f64) -> String {
+    if f.finished == 0 { "—".into() } else { format!("{seconds:.0}") }
+}
+
 /// The comparison for people: the summary, waits by group and class, shares and budgets.
 pub fn text(r: &Replay) -> String {
     let runs = [&r.actual, &r.active, &r.candidate];
@@ -77,26 +83,27 @@ pub fn text(r: &Replay) -> String {
         &headers,
         &[
             row("finished", &|f| f.finished.to_string()),
-            row("avg JCT s", &|f| format!("{:.0}", f.avg_jct_s)),
-            row("avg wait s", &|f| format!("{:.0}", f.avg_wait_s)),
-            row("p50 wait s", &|f| format!("{:.0}", f.p50_wait_s)),
-            row("p99 wait s", &|f| format!("{:.0}", f.p99_wait_s)),
+            row("avg JCT s", &|f| finished(f, f.avg_jct_s)),
+            row("avg wait s", &|f| finished(f, f.avg_wait_s)),
+            row("p50 wait s", &|f| finished(f, f.p50_wait_s)),
+            row("p99 wait s", &|f| finished(f, f.p99_wait_s)),
             row("preemptions", &|f| f.preemptions.to_string()),
         ],
     );
     out += "\nwaits by group and class, p50 / p99 s\n";
-    let waits: Vec<Vec<String>> = r
-        .actual
-        .waits
-        .iter()
-        .map(|w| {
+    // Every group and class finished in any of the three runs (a job may finish in one only).
+    let kinds: BTreeSet<(&str, &str)> =
+        runs.iter().flat_map(|f| f.waits.iter().map(|w| (w.group.as_str(), w.class.as_str()))).collect();
+    let waits: Vec<Vec<String>> = kinds
+        .into_iter()
+        .map(|(group, class)| {
             let cell = |f: &ReplayFigures| {
                 f.waits
                     .iter()
-                    .find(|x| x.group == w.group && x.class == w.class)
+                    .find(|x| x.group == group && x.class == class)
                     .map_or("—".into(), |x| format!("{:.0} / {:.0}", x.p50_wait_s, x.p99_wait_s))
             };
-            vec![w.group.clone(), w.class.clone(), cell(&r.actual), cell(&r.active), cell(&r.candidate)]
+            vec![group.into(), class.into(), cell(&r.actual), cell(&r.active), cell(&r.candidate)]
         })
         .collect();
     out += &table(&["GROUP", "CLASS", "WHAT HAPPENED", "ACTIVE", "CANDIDATE"], &waits);
@@ -124,6 +131,9 @@ pub fn text(r: &Replay) -> String {
         })
         .collect();
     out += &table(&["GROUP", "GUARANTEE", "BUDGET", "WHAT HAPPENED", "ACTIVE", "CANDIDATE"], &shares);
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
     for why in &r.left_out {
         out += &format!("left out: {why}\n");
     }
