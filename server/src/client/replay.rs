@@ -5,8 +5,8 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use tidepool_api::Uploaded;
 use tidepool_api::replays::{Replay, ReplayFigures, ReplayRequest};
-use tidepool_api::{PolicyKind, Uploaded};
 
 use crate::cli::ClientOpts;
 use crate::client::http::{Api, query};
@@ -39,7 +39,7 @@ pub async fn replay(
         );
         let path = format!("/api/policies?{}", query(&[("note", note)]));
         let up: Uploaded = api.post_bytes(&path, bytes).await?;
-        let got = up.kind.map(kind_name).unwrap_or("unreadable");
+        let got = up.kind.map_or("unreadable", |k| crate::policy::Kind::from(k).name());
         if got != kind {
             return Err(Failure::Usage(format!("{}: a {got} policy, given as --{kind}", file.display())));
         }
@@ -48,14 +48,6 @@ pub async fn replay(
     let body = ReplayRequest { since: since.into(), until: until.map(Into::into), with: shas[1..].to_vec() };
     let replay: Replay = api.post(&format!("/api/policies/{}/replays", shas[0]), Some(&body)).await?;
     print(opts, &replay, text)
-}
-
-fn kind_name(kind: PolicyKind) -> &'static str {
-    match kind {
-        PolicyKind::Priority => "priority",
-        PolicyKind::Quota => "quota",
-        PolicyKind::Reclaim => "reclaim",
-    }
 }
 
 /// Seconds of finished jobs; a dash where none finished (no figure, rather than 0).
