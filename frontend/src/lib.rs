@@ -5,6 +5,7 @@
 
 pub mod charts;
 pub mod csv;
+pub mod replay_table;
 pub mod review_tables;
 pub mod scale;
 pub mod tables;

@@ -12,6 +12,7 @@ mod policies;
 mod projects;
 mod queue;
 mod records;
+mod replays;
 mod reports;
 mod reviews;
 mod settings;

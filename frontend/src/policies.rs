@@ -1,6 +1,7 @@
 //! Policies (admins; O1, A3, B2): upload a module and read its validation report, run it
 //! in shadow, ask for its promotion — a second admin approves — roll back, read every
-//! version's history. Configuration changes waiting for a second reviewer are here too.
+//! version's history, replay a version over the last 30 days and read the comparison the
+//! approving admin sees. Configuration changes waiting for a second reviewer are here too.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -12,6 +13,7 @@ use tidepool_api::{
 use wasm_bindgen::JsCast;
 
 use crate::api;
+use crate::replays::ReplayCell;
 use crate::ui::{act, at, load, show, status_line};
 
 #[component]
@@ -61,7 +63,9 @@ pub fn PoliciesPage() -> impl IntoView {
         let state = state_name(&v.state);
         let asked = v.promotion_requested_by.clone();
         let canary_asked = v.canary_requested_by.clone();
-        let (s1, s2, s3, s4, s5) = (sha.clone(), sha.clone(), sha.clone(), sha.clone(), sha.clone());
+        let (s1, s2, s3, s4, s5, s6) =
+            (sha.clone(), sha.clone(), sha.clone(), sha.clone(), sha.clone(), sha.clone());
+        let runnable = !matches!(v.state, PolicyState::Rejected { .. });
         // Neither the asker nor the author approves (B2); the server enforces it too.
         let author = v.author.clone();
         let reviewer =
@@ -96,6 +100,7 @@ pub fn PoliciesPage() -> impl IntoView {
                         <button class="primary approve-canary" on:click=move |_| approve(&s5, "canary approved in review", Approval::Canary)>"Approve canary"</button>
                     })}
                 </td>
+                <td class="replay-cell">{runnable.then(|| view! { <ReplayCell sha=s6.clone() promotion_asked=asked.is_some()/> })}</td>
             </tr>
         }
     };

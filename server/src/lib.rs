@@ -87,6 +87,8 @@ pub mod projects;
 pub mod quota_use;
 /// The event log and the archive of finished jobs, searched (A1, A2, D2).
 pub mod records;
+/// `tidepool replay` and its routes: a policy version run over the recorded past (O1, A3).
+pub mod replay;
 /// The weekly report (A5, O4): computed from the records, frozen once its week is over (A2).
 pub mod reports;
 /// The monthly reviews (Q5, R5): quotas against use with suggestions, idle capacity.

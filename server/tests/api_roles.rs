@@ -688,6 +688,19 @@ mod organisation {
                 ];
                 cases(app, "POST", &path, body, route, &rows).await;
             }
+            ("post" | "get", "/api/policies/{sha256}/replays") => {
+                // Replays are admins' (O1, A3): the rest are refused before the version is looked up.
+                let path = path.replace("{sha256}", "00ff");
+                let (verb, body) =
+                    if method == "post" { ("POST", r#"{"since":"30d"}"#) } else { ("GET", "") };
+                let rows = [
+                    ("anonymous", None, ANON),
+                    ("member", dev, NO),
+                    ("manager", lead, NO),
+                    ("admin, unknown version", admin, GONE),
+                ];
+                cases(app, verb, &path, body, route, &rows).await;
+            }
             ("post", "/api/policies/rollback") => {
                 let rows = [
                     ("anonymous", None, ANON),

@@ -225,6 +225,34 @@ try {
     assert.equal(list.body.kinds.priority.active, sha);
   });
 
+  await flow('the admin approving a promotion sees the replay of the last 30 days beside the button (O1, A3)', async () => {
+    const a = await signIn('admin', 'admin-pw');
+    await go(a, 'Policies');
+    await a.setInputFiles('#upload input[type=file]', join(policyDir, 'las2d.wasm'));
+    await a.fill('#upload input[placeholder="what changed"]', 'least attained service, replayed first');
+    await a.click('#upload button[type=submit]');
+    const report = await a.waitForSelector('#report:has-text("validated")');
+    const sha = (await report.textContent()).match(/[0-9a-f]{64}/)[0];
+    const row = `tr[data-sha="${sha}"]`;
+    await a.waitForSelector(`${row}:has-text("Not replayed yet")`);
+    await a.click(`${row} button.replay`);
+    await a.waitForSelector(`${row} table.replay-comparison`);
+    await a.click(`${row} button.promote`);
+    await a.waitForSelector(`${row}:has-text("promotion asked by admin")`);
+    const b = await signIn('admin2', 'admin2-pw');
+    await go(b, 'Policies');
+    await b.waitForSelector(`${row} button.approve`);
+    const table = b.locator(`${row} table.replay-comparison`);
+    await table.waitFor();
+    const header = await table.locator('tr').first().textContent();
+    assert.match(header, /what happened/);
+    assert.match(header, new RegExp(`candidate: priority ${sha.slice(0, 12)}`));
+    assert.match(await table.textContent(), /avg JCT/);
+    assert.match(await b.locator(`${row} .replay-caption`).textContent(), /replayed by admin/);
+    const stored = await api('GET', `/api/policies/${sha}/replays`, await token('admin2', 'admin2-pw'));
+    assert.equal(stored.body.replays.length, 1, 'stored with the version');
+  });
+
   await flow('a dry run says what would happen, and submits nothing', async () => {
     const r = await signIn('robotics-dev', 'demo-password');
     await go(r, 'Queue');

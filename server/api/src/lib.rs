@@ -42,6 +42,8 @@ pub mod quotas;
 pub mod receipt;
 /// The event log and the archive.
 pub mod records;
+/// Replays of a policy version over recorded history, beside the active one.
+pub mod replays;
 /// The weekly report.
 pub mod reports;
 /// The monthly, quarterly and yearly reviews.
@@ -74,6 +76,7 @@ pub use projects::{NewProject, Project, ProjectCreated, ProjectPage, Renew, Rene
 pub use quotas::{Quota, QuotasView};
 pub use receipt::{Event, Receipt, WaitSpan};
 pub use records::{ArchivePage, ArchivedJob, EventDetail, EventPage, LoggedEvent};
+pub use replays::{Replay, ReplayFigures, ReplayList, ReplayRequest, ReplayShare, ReplayWaits};
 pub use templates::{
     NewTemplate, Template, TemplateCreated, TemplateGrant, TemplateGranted, TemplatePage, TemplateRetire,
     TemplateRetired,

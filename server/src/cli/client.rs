@@ -172,6 +172,30 @@ pub enum ClientCommand {
         #[command(subcommand)]
         action: Option<AlertAction>,
     },
+    /// Replay the organisation's recorded submissions of a period through candidate policy
+    /// modules (admins): each module is uploaded (content-addressed: again is harmless),
+    /// then run on the simulator's core beside the active versions and what happened. The
+    /// comparison is stored with the version, for the admin who approves its promotion.
+    #[command(after_help = CLIENT_EXIT_CODES)]
+    Replay {
+        #[command(flatten)]
+        opts: ClientOpts,
+        /// Start of the period: `30d`, `12h` before now, a date or a date-time.
+        #[arg(long, default_value = "30d")]
+        since: String,
+        /// End of the period (same forms); default: now.
+        #[arg(long)]
+        until: Option<String>,
+        /// A candidate priority module.
+        #[arg(long, value_name = "FILE.wasm")]
+        priority: Option<PathBuf>,
+        /// A candidate quota module.
+        #[arg(long, value_name = "FILE.wasm")]
+        quota: Option<PathBuf>,
+        /// A candidate reclaim module.
+        #[arg(long, value_name = "FILE.wasm")]
+        reclaim: Option<PathBuf>,
+    },
     /// Print a shell completion script: `tidepool completions bash > /etc/bash_completion.d/tidepool`.
     Completions { shell: clap_complete::Shell },
     /// The weekly report of a group or the organisation, and the periodic reviews.

@@ -171,6 +171,11 @@ impl Api {
         self.call(Method::POST, path, body).await
     }
 
+    /// A POST whose body is raw bytes (a policy module), read as `T`.
+    pub async fn post_bytes<T: DeserializeOwned>(&mut self, path: &str, body: Vec<u8>) -> Result<T, Failure> {
+        self.call(Method::POST, path, Some(body)).await
+    }
+
     /// A GET whose answer is text (`weekly.csv`), or the server's refusal in its own words.
     pub async fn get_text(&mut self, path: &str) -> Result<String, Failure> {
         let (status, bytes) = self.authorized(&Method::GET, path, None).await?;

@@ -11,6 +11,7 @@ mod loans;
 mod logs;
 mod password;
 mod receipt;
+mod replay;
 mod report;
 mod reviews;
 mod sbatch;
@@ -108,6 +109,10 @@ async fn dispatch(command: &ClientCommand) -> Outcome {
         C::Nodes { opts } => views::nodes(opts).await,
         C::Loans { opts, action } => loans::loans(opts, action.as_ref()).await,
         C::Alerts { opts, unread, action } => alerts::alerts(opts, *unread, action.as_ref()).await,
+        C::Replay { opts, since, until, priority, quota, reclaim } => {
+            let modules = [("priority", priority), ("quota", quota), ("reclaim", reclaim)];
+            replay::replay(opts, since, until.as_deref(), &modules).await
+        }
         C::Completions { .. } => Ok(()),
         C::Report { what: ReportCommand::Weekly { server, format, group, week } } => {
             report::weekly(server, *format, group.as_deref(), week.as_deref()).await

@@ -12,6 +12,8 @@ mod rank;
 pub mod rehearse;
 
 pub use lease::{Lease, current as current_lease};
+/// The snapshot a cycle plans on, read from the records (replays start from its cluster).
+pub use load::snapshot as load_snapshot;
 
 use std::sync::Arc;
 

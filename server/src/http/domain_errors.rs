@@ -269,6 +269,20 @@ impl From<PolicyError> for ApiError {
     }
 }
 
+impl From<crate::replay::ReplayError> for ApiError {
+    fn from(e: crate::replay::ReplayError) -> Self {
+        use crate::replay::ReplayError;
+        match e {
+            ReplayError::Access(e) => e.into(),
+            ReplayError::Invalid(e) => e.into(),
+            ReplayError::Registry(e) => e.into(),
+            ReplayError::Period(_) | ReplayError::NoJobs { .. } => ApiError::Unprocessable(e.to_string()),
+            ReplayError::Records(_) | ReplayError::Task(_) => ApiError::Internal(e.to_string()),
+            ReplayError::Store(e) => e.into(),
+        }
+    }
+}
+
 impl From<crate::usage::UsageError> for ApiError {
     fn from(e: crate::usage::UsageError) -> Self {
         use crate::usage::UsageError;

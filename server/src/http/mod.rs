@@ -24,6 +24,7 @@ mod page;
 mod policies;
 pub mod projects;
 mod records;
+mod replays;
 mod reports;
 mod reviews;
 pub mod scope;
@@ -265,6 +266,13 @@ pub const ROUTES: &[Route] = &[
     )),
     json(route(
         "post",
+        "/api/policies/{sha256}/replays",
+        Admin,
+        "Replay a version over a recorded period beside the active one and what happened; stored with it",
+    )),
+    route("get", "/api/policies/{sha256}/replays", Admin, "A version's stored replays, newest first"),
+    json(route(
+        "post",
         "/api/policies/rollback",
         Admin,
         "Go back to the previously active version of a kind",
@@ -407,6 +415,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/policies/{sha256}/canary", post(policies::canary))
         .route("/api/policies/{sha256}/promote", post(policies::promote))
         .route("/api/policies/{sha256}/approve", post(policies::approve))
+        .route("/api/policies/{sha256}/replays", post(replays::start).get(replays::list))
         .route("/api/usage", get(usage::usage))
         .route("/api/settings", get(settings::get).put(settings::put))
         .route("/api/settings/limits", get(limits::get).put(limits::put))

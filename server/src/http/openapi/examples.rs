@@ -183,6 +183,10 @@ pub fn policy_approval() -> Value {
     })
 }
 
+pub fn replay() -> Value {
+    ex(api::ReplayRequest { since: "30d".into(), until: None, with: Vec::new() })
+}
+
 pub fn rollback() -> Value {
     ex(api::Rollback { kind: api::PolicyKind::Priority, note: "starves small jobs".into() })
 }

@@ -227,6 +227,10 @@ pub const OPS: &[Op] = &[
     op("post", "/api/policies/{sha256}/approve", "approvePolicy", 200, s::<api::PolicyMoved>)
         .body(s::<api::PolicyApproval>, ex::policy_approval)
         .errors(&[409]),
+    op("post", "/api/policies/{sha256}/replays", "replayPolicy", 201, s::<api::Replay>)
+        .body(s::<api::ReplayRequest>, ex::replay)
+        .errors(&[409]),
+    op("get", "/api/policies/{sha256}/replays", "listReplays", 200, s::<api::ReplayList>),
     op("post", "/api/policies/rollback", "rollbackPolicy", 200, s::<api::RolledBack>)
         .body(s::<api::Rollback>, ex::rollback)
         .errors(&[409]),
