@@ -1,7 +1,7 @@
 //! A module's live instance, kept between calls (issue 15): instantiating a component
 //! and faulting in its memory on every call cost more than the module's own work.
 //! One instance per version (a `Module` is one sha256), recreated after any fault, after
-//! `Limits::reuse_calls` calls, and never shared by two calls at once: a second caller
+//! `Limits::reuse_calls` calls and when the version becomes active, and never shared by two calls at once: a second caller
 //! while one is in the instance (a dry run beside the live cycle) gets a fresh one.
 //! Every call still has its own deadline; the memory limit holds for the instance's life.
 
@@ -30,6 +30,14 @@ pub(crate) struct Instance {
 /// The instance a module keeps between calls, if any.
 #[derive(Default)]
 pub(crate) struct Live(Mutex<Option<Instance>>);
+
+impl Module {
+    /// Drops the kept instance: the next call starts from a fresh one (a version that
+    /// becomes active starts clean, even if it had answered before).
+    pub fn drop_instance(&self) {
+        *self.live.0.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+}
 
 impl Runtime {
     fn instantiate(&self, m: &Module) -> Result<Instance, Fault> {
