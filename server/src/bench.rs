@@ -10,6 +10,9 @@ use tidepool_core::{NativePolicies, Plan, Policies, PriorityClass, Snapshot, pla
 use crate::cli::{BenchCycleArgs, Format};
 use crate::sim::report::nearest_rank;
 
+mod calls;
+use calls::Timed;
+
 /// A small deterministic generator (xorshift64*), so every run builds the same snapshot.
 pub struct Rng(u64);
 
@@ -126,6 +129,26 @@ struct CycleReport {
     /// With modules: whether they planned exactly what the built-in policies planned.
     #[serde(skip_serializing_if = "Option::is_none")]
     same_plan_as_native: Option<bool>,
+    /// Median time per plan in each kind of policy call (the rest is the core's own).
+    calls_ms: CallsMs,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    native_calls_ms: Option<CallsMs>,
+    /// With modules: calls an instance answered before it was recreated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reuse_calls: Option<u32>,
+    /// Seconds to build the synthetic snapshot (not part of a cycle).
+    setup_s: f64,
+    /// The process's peak resident memory, snapshot and plans included (Linux only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    peak_rss_mib: Option<f64>,
+}
+
+/// Time per plan in each kind of policy call, medians over the timed cycles.
+#[derive(Debug, Serialize)]
+struct CallsMs {
+    priority: f64,
+    quota: f64,
+    reclaim: f64,
 }
 
 fn ms(d: Duration) -> f64 {
@@ -137,30 +160,39 @@ struct Timing {
     p99: Duration,
     min: Duration,
     plan: Plan,
+    calls: CallsMs,
 }
 
 /// Times `cycles` runs of plan() on the same snapshot for each policy set, alternating
 /// between them cycle by cycle so both see the same machine (caches, frequency, other load).
 fn time(snap: &Snapshot, sets: &[&dyn Policies], cycles: u32) -> Vec<Timing> {
     let now = 2 * 86_400;
+    let sets: Vec<Timed> = sets.iter().map(|p| Timed::new(*p)).collect();
     // One untimed cycle each first: module compilation and warm-up are not the cycle's cost.
-    let mut plans: Vec<Plan> = sets.iter().map(|p| plan(snap, now, *p)).collect();
+    let mut plans: Vec<Plan> = sets.iter().map(|p| plan(snap, now, p)).collect();
+    for p in &sets {
+        p.take_medians();
+    }
     let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(cycles as usize); sets.len()];
     for _ in 0..cycles {
         for (k, p) in sets.iter().enumerate() {
             let start = Instant::now();
-            let out = plan(snap, now, *p);
+            let out = plan(snap, now, p);
             times[k].push(start.elapsed());
+            p.finish_plan();
             plans[k] = out;
         }
     }
     times
         .into_iter()
         .zip(plans)
-        .map(|(mut t, plan)| {
+        .zip(&sets)
+        .map(|((mut t, plan), set)| {
             t.sort_unstable();
             let p99 = nearest_rank(&t, 0.99).expect("at least one cycle");
-            Timing { median: t[t.len() / 2], p99, min: t[0], plan }
+            let [priority, quota, reclaim] = set.take_medians().map(ms);
+            let calls = CallsMs { priority, quota, reclaim };
+            Timing { median: t[t.len() / 2], p99, min: t[0], plan, calls }
         })
         .collect()
 }
@@ -170,9 +202,13 @@ pub fn cycle(args: &BenchCycleArgs) -> Result<String, String> {
     if !(0.0..=1.0).contains(&args.busy) {
         return Err(format!("--busy must be between 0 and 1, not {}", args.busy));
     }
+    let started = Instant::now();
     let snap = synthetic(args.nodes, args.gpus_per_node, args.pending, args.groups, args.busy, 42);
+    let setup_s = (started.elapsed().as_secs_f64() * 100.0).round() / 100.0;
     let files = args.modules.files(false);
-    let policies = files.load(NativePolicies::default())?;
+    let mut limits = crate::policy::Limits::default();
+    limits.reuse_calls = args.reuse_calls.unwrap_or(limits.reuse_calls);
+    let policies = files.load_with(NativePolicies::default(), limits.clone())?;
     let builtin = NativePolicies::default();
     let mut timings = if files.is_empty() {
         time(&snap, &[policies.as_ref()], args.cycles)
@@ -201,6 +237,11 @@ pub fn cycle(args: &BenchCycleArgs) -> Result<String, String> {
             .as_ref()
             .map(|n| (t.median.as_secs_f64() / n.median.as_secs_f64() * 1000.0).round() / 1000.0),
         same_plan_as_native: native.as_ref().map(|n| comparable(&n.plan) == comparable(&t.plan)),
+        calls_ms: t.calls,
+        native_calls_ms: native.map(|n| n.calls),
+        reuse_calls: (!files.is_empty()).then_some(limits.reuse_calls),
+        setup_s,
+        peak_rss_mib: calls::peak_rss_mib(),
     };
     Ok(match args.format {
         Format::Json => serde_json::to_string(&report).expect("serializes"),

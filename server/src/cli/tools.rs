@@ -282,6 +282,9 @@ pub struct BenchCycleArgs {
     /// Share of GPUs already busy when the cycle runs.
     #[arg(long, default_value_t = 0.75)]
     pub busy: f64,
+    /// Calls a module's instance answers before it is recreated (1: a fresh one per call).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub reuse_calls: Option<u32>,
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
 }

@@ -1,4 +1,5 @@
-//! One call into a module: a fresh store, the deadline armed, the answer checked.
+//! One call into a module: its kept instance (or a fresh one), the deadline armed, the
+//! answer checked.
 //! Every way a call can go wrong becomes a [`Fault`]; none of them escapes.
 
 use std::fmt;
@@ -6,7 +7,8 @@ use std::fmt;
 use wasmtime::Trap;
 
 use crate::policy::bindings::types as t;
-use crate::policy::runtime::{Module, Pre, Runtime};
+use crate::policy::live::Bound;
+use crate::policy::runtime::{Module, Runtime};
 
 /// Why a module's answer was not used.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,7 +54,7 @@ impl Fault {
     }
 }
 
-fn classify(err: wasmtime::Error) -> Fault {
+pub(crate) fn classify(err: wasmtime::Error) -> Fault {
     if err.downcast_ref::<Trap>() == Some(&Trap::Interrupt) {
         return Fault::Timeout;
     }
@@ -77,12 +79,12 @@ fn check_len(what: &str, got: usize, want: usize) -> Result<(), Fault> {
 
 impl Runtime {
     pub fn priority(&self, m: &Module, ctx: &t::Context, jobs: &t::Jobs) -> Result<Vec<i64>, Fault> {
-        let Pre::Priority(pre) = &m.pre else { return Err(Fault::WrongKind) };
-        let mut store = self.store();
-        let bindings = pre.instantiate(&mut store).map_err(classify)?;
-        let scores = answer(bindings.tidepool_policy_priority().call_score(&mut store, ctx, jobs))?;
-        check_len("scores", scores.len(), jobs.id.len())?;
-        Ok(scores)
+        self.with_instance(m, |i| {
+            let Bound::Priority(b) = &i.bound else { return Err(Fault::WrongKind) };
+            let scores = answer(b.tidepool_policy_priority().call_score(&mut i.store, ctx, jobs))?;
+            check_len("scores", scores.len(), jobs.id.len())?;
+            Ok(scores)
+        })
     }
 
     /// The module's verdicts, one per job, loans and notes checked.
@@ -95,13 +97,12 @@ impl Runtime {
         quotas: &[t::Quota],
         loans: &[t::Loan],
     ) -> Result<Vec<tidepool_core::Verdict>, Fault> {
-        let Pre::Quota(pre) = &m.pre else { return Err(Fault::WrongKind) };
-        let mut store = self.store();
-        let bindings = pre.instantiate(&mut store).map_err(classify)?;
-        let decisions = answer(
-            bindings.tidepool_policy_quota().call_decide(&mut store, ctx, jobs, order, quotas, loans),
-        )?;
-        crate::policy::convert::verdicts(decisions, order.len(), loans).map_err(Fault::Malformed)
+        self.with_instance(m, |i| {
+            let Bound::Quota(b) = &i.bound else { return Err(Fault::WrongKind) };
+            let decisions =
+                answer(b.tidepool_policy_quota().call_decide(&mut i.store, ctx, jobs, order, quotas, loans))?;
+            crate::policy::convert::verdicts(decisions, order.len(), loans).map_err(Fault::Malformed)
+        })
     }
 
     pub fn reclaim(
@@ -110,11 +111,11 @@ impl Runtime {
         ctx: &t::Context,
         allocations: &t::Allocations,
     ) -> Result<Vec<i64>, Fault> {
-        let Pre::Reclaim(pre) = &m.pre else { return Err(Fault::WrongKind) };
-        let mut store = self.store();
-        let bindings = pre.instantiate(&mut store).map_err(classify)?;
-        let scores = answer(bindings.tidepool_policy_reclaim().call_rank(&mut store, ctx, allocations))?;
-        check_len("scores", scores.len(), allocations.job.len())?;
-        Ok(scores)
+        self.with_instance(m, |i| {
+            let Bound::Reclaim(b) = &i.bound else { return Err(Fault::WrongKind) };
+            let scores = answer(b.tidepool_policy_reclaim().call_rank(&mut i.store, ctx, allocations))?;
+            check_len("scores", scores.len(), allocations.job.len())?;
+            Ok(scores)
+        })
     }
 }

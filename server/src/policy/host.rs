@@ -85,6 +85,7 @@ impl WasmPolicies {
         if let Some(old) = slot.active.take() {
             slot.previous = Some(old);
         }
+        module.drop_instance();
         slot.active = Some(module);
         slot.faults_in_a_row = 0;
     }
@@ -94,6 +95,9 @@ impl WasmPolicies {
         let mut slots = self.slots();
         let slot = &mut slots[index(kind)];
         slot.active = slot.previous.take();
+        if let Some(m) = &slot.active {
+            m.drop_instance();
+        }
         slot.faults_in_a_row = 0;
     }
 

@@ -10,6 +10,7 @@ pub mod conformance;
 mod convert;
 pub mod desk;
 pub mod host;
+mod live;
 pub mod manage;
 pub mod registry;
 pub mod runtime;

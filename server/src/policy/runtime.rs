@@ -1,7 +1,8 @@
 //! The sandbox policy modules run in: wasmtime with the component model, no host
 //! capabilities at all (the linker is empty: no WASI filesystem, clock, random or
-//! sockets), an epoch deadline on every call, a memory limit per store, and a fresh store
-//! per call so one evaluation can never leave state behind for the next.
+//! sockets), an epoch deadline on every call and a memory limit per store. A store and
+//! its instance are kept between calls (see `live`) and recreated after any fault, so a
+//! faulted call can never leave state behind for the next.
 //! Modules are compiled once, keyed by sha256, and pre-instantiated.
 
 use std::collections::HashMap;
@@ -16,6 +17,7 @@ use wasmtime::{Config, Engine, PoolingAllocationConfig, Store, StoreLimits, Stor
 use crate::policy::Kind;
 use crate::policy::artifacts::ArtifactCache;
 use crate::policy::bindings::{priority, quota, reclaim};
+use crate::policy::live::Live;
 
 /// The interface versions this host loads.
 pub const SUPPORTED_INTERFACES: &[&str] = &["1.0.0"];
@@ -25,15 +27,23 @@ pub const SUPPORTED_INTERFACES: &[&str] = &["1.0.0"];
 pub struct Limits {
     /// Wall-clock budget of one call.
     pub deadline: Duration,
-    /// Linear memory a module may grow to, per call.
+    /// Linear memory a module may grow to, over its instance's life.
     pub memory_bytes: usize,
     /// Largest module accepted for upload.
     pub module_bytes: usize,
+    /// Calls one instance answers before it is recreated (1: a fresh instance per call).
+    /// Bounds what a module's own state between calls (allowed, never relied on) can drift.
+    pub reuse_calls: u32,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { deadline: Duration::from_millis(500), memory_bytes: 256 << 20, module_bytes: 16 << 20 }
+        Limits {
+            deadline: Duration::from_millis(500),
+            memory_bytes: 256 << 20,
+            module_bytes: 16 << 20,
+            reuse_calls: 64,
+        }
     }
 }
 
@@ -48,6 +58,8 @@ pub struct Module {
     pub kind: Kind,
     pub interface: String,
     pub(crate) pre: Pre,
+    /// The instance kept between calls.
+    pub(crate) live: Live,
 }
 
 pub(crate) enum Pre {
@@ -91,10 +103,14 @@ impl Runtime {
             // calls replaces page faults on every fresh instance with a memset.
             .linear_memory_keep_resident(16 << 20);
         let mut config = Config::new();
+        // Each memory keeps wasmtime's default 4 GiB reservation (address space only):
+        // with it the guest's loads and stores need no bounds checks, which a reservation
+        // the size of the memory limit forced on every access (measured: the default
+        // quota module's own work took ~2x as long). `max_memory_size` and the store's
+        // limiter still hold a module to `memory_bytes`.
         config
             .wasm_component_model(true)
             .epoch_interruption(true)
-            .memory_reservation(limits.memory_bytes as u64)
             .allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool));
         let engine = Engine::new(&config)?;
         // One ticker per engine moves the epoch; a call's deadline is counted in ticks.
@@ -128,9 +144,13 @@ impl Runtime {
             .build();
         let mut store = Store::new(&self.engine, State { limits });
         store.limiter(|s| &mut s.limits);
-        let ticks = self.limits.deadline.as_nanos().div_ceil(self.tick.as_nanos()).max(1) as u64;
-        store.set_epoch_deadline(ticks);
+        store.set_epoch_deadline(self.deadline_ticks());
         store
+    }
+
+    /// One call's deadline in epoch ticks (armed again before every call).
+    pub(crate) fn deadline_ticks(&self) -> u64 {
+        self.limits.deadline.as_nanos().div_ceil(self.tick.as_nanos()).max(1) as u64
     }
 
     /// Loads a module: size cap, component of a known world and interface version,
@@ -170,7 +190,7 @@ impl Runtime {
             Kind::Reclaim => reclaim::ReclaimPolicyPre::new(pre).map(Pre::Reclaim),
         }
         .map_err(|e| vec![format!("exports do not match the {} interface: {e:#}", kind.name())])?;
-        let module = Arc::new(Module { sha256: sha256.clone(), kind, interface, pre });
+        let module = Arc::new(Module { sha256: sha256.clone(), kind, interface, pre, live: Live::default() });
         self.compiled.lock().expect("cache lock").insert(sha256, module.clone());
         Ok(module)
     }

@@ -46,10 +46,19 @@ impl ModuleFiles {
 
     /// Loads and activates every named module; fails with the file and the reasons.
     pub fn load(&self, native: NativePolicies) -> Result<Box<dyn Policies + Send + Sync>, String> {
+        self.load_with(native, Limits::default())
+    }
+
+    /// As [`ModuleFiles::load`], the modules running under `limits`.
+    pub fn load_with(
+        &self,
+        native: NativePolicies,
+        limits: Limits,
+    ) -> Result<Box<dyn Policies + Send + Sync>, String> {
         if self.is_empty() {
             return Ok(Box::new(native));
         }
-        let runtime = Runtime::new(Limits::default(), None).map_err(|e| format!("policy runtime: {e:#}"))?;
+        let runtime = Runtime::new(limits, None).map_err(|e| format!("policy runtime: {e:#}"))?;
         let runtime = Arc::new(runtime);
         let policies = WasmPolicies::new(runtime.clone());
         for (kind, file) in

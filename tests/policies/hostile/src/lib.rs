@@ -1,10 +1,14 @@
 //! Misbehaves as the first group's name says (see tests/policies/README.md).
 
 use std::hint::black_box;
+use std::sync::atomic::{AtomicI64, Ordering};
 
 use tidepool_policy_sdk::priority::{Context, Guest, Jobs, export_priority};
 
 struct Hostile;
+
+/// Calls this instance has seen (`count`): state a module keeps between calls.
+static CALLS: AtomicI64 = AtomicI64::new(0);
 
 impl Guest for Hostile {
     fn score(ctx: Context, jobs: Jobs) -> Result<Vec<i64>, String> {
@@ -26,6 +30,11 @@ impl Guest for Hostile {
             Some("short") => Ok(vec![0; n.saturating_sub(1)]),
             Some("huge") => Ok(vec![0; 5_000_000]),
             Some("error") => Err("this policy refuses to answer".into()),
+            Some("count") => Ok(vec![CALLS.fetch_add(1, Ordering::Relaxed) + 1; n]),
+            Some("count-then-panic") => {
+                CALLS.fetch_add(1000, Ordering::Relaxed);
+                panic!("a policy bug after changing its state")
+            }
             _ => Ok(vec![0; n]),
         }
     }
