@@ -83,18 +83,18 @@ pub async fn end_segment(
         Ending::Reported(f) => f.exit_code,
         _ => None,
     };
-    sqlx::query("UPDATE allocations SET ended_at = $1, exit_code = $2 WHERE id = $3 AND ended_at IS NULL")
-        .bind(now)
-        .bind(exit_code)
-        .bind(a.id)
-        .execute(&mut *tx)
-        .await?;
-    // A gang's rows on other nodes end with it; their agents are told to stop.
-    sqlx::query("UPDATE allocations SET ended_at = $1 WHERE job_id = $2 AND ended_at IS NULL")
-        .bind(now)
-        .bind(a.job)
-        .execute(&mut *tx)
-        .await?;
+    // This row gets the exit code; a gang's rows on other nodes end with it (their agents
+    // are told to stop).
+    sqlx::query(
+        "UPDATE allocations SET ended_at = $1, exit_code = CASE WHEN id = $2 THEN $3 ELSE exit_code END \
+         WHERE job_id = $4 AND ended_at IS NULL",
+    )
+    .bind(now)
+    .bind(a.id)
+    .bind(exit_code)
+    .bind(a.job)
+    .execute(&mut *tx)
+    .await?;
     let held_s = (now - a.started_at).max(0);
     let requeue = a.stop_reason.as_deref().is_some_and(|r| r != "cancelled")
         || matches!(ending, Ending::Missing | Ending::NodeLost)

@@ -14,6 +14,7 @@ use crate::fleet::protocol::{Assignment, Fence, Orders, Refusal, Report, Stop};
 use crate::fleet::{Fleet, FleetConfig};
 use crate::fleet::{indices, logs};
 use crate::store::events::{EventDetail, record, stored};
+use crate::store::params::Params;
 use crate::store::{Store, StoreError};
 use crate::time_limits::LIMIT_OF_JOB;
 
@@ -91,15 +92,24 @@ pub async fn sync(cx: Ctx<'_>, node: &str, report: Report) -> Result<Orders, Syn
     .bind(node_id)
     .execute(&mut *tx)
     .await?;
-    for g in &report.gpus {
-        sqlx::query("UPDATE node_gpus SET util_pct = $1, memory_used_mb = $2, updated_at = $3 WHERE node_id = $4 AND idx = $5")
-            .bind(i64::from(g.util_pct.min(100)))
-            .bind(g.memory_used_mb.min(i64::MAX as u64) as i64)
-            .bind(now)
-            .bind(node_id)
-            .bind(i64::from(g.index))
-            .execute(&mut *tx)
-            .await?;
+    // Every GPU's sample in one statement: one per GPU cost a round trip each, every sync.
+    if !report.gpus.is_empty() {
+        let mut p = Params::new(store.engine);
+        let sql = format!(
+            "UPDATE node_gpus SET util_pct = CAST(v.column2 AS BIGINT), memory_used_mb = CAST(v.column3 AS BIGINT), \
+             updated_at = {} FROM (VALUES {}) AS v WHERE node_gpus.node_id = {} AND node_gpus.idx = v.column1",
+            p.one(),
+            p.rows(report.gpus.len(), 3),
+            p.one()
+        );
+        let mut update = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(now);
+        for g in &report.gpus {
+            update = update
+                .bind(i64::from(g.index))
+                .bind(i64::from(g.util_pct.min(100)))
+                .bind(g.memory_used_mb.min(i64::MAX as u64) as i64);
+        }
+        update.bind(node_id).execute(&mut *tx).await?;
     }
     let mut open = open_on(&mut tx, node_id).await?;
 
@@ -145,15 +155,12 @@ pub async fn sync(cx: Ctx<'_>, node: &str, report: Report) -> Result<Orders, Syn
 
     // Reconciliation (V1): what the agent runs against what the records say it should.
     let running: HashSet<i64> = report.running.iter().map(|r| r.allocation).collect();
+    let mut acked = Vec::new();
     for r in &report.running {
         match open.iter().find(|a| a.id == r.allocation) {
             Some(a) if a.epoch == r.epoch => {
                 if a.acked_at.is_none() {
-                    sqlx::query("UPDATE allocations SET acked_at = $1 WHERE id = $2")
-                        .bind(now)
-                        .bind(a.id)
-                        .execute(&mut *tx)
-                        .await?;
+                    acked.push(a.id);
                 }
             }
             _ => {
@@ -161,6 +168,17 @@ pub async fn sync(cx: Ctx<'_>, node: &str, report: Report) -> Result<Orders, Syn
                 reconcile_stops.push(Stop { fence: *r, reason, grace_s: config.grace_s });
             }
         }
+    }
+    // The agent runs what it was given: acknowledged in one statement.
+    if !acked.is_empty() {
+        let mut p = Params::new(store.engine);
+        let sql =
+            format!("UPDATE allocations SET acked_at = {} WHERE id IN ({})", p.one(), p.list(acked.len()));
+        let mut update = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(now);
+        for id in &acked {
+            update = update.bind(*id);
+        }
+        update.execute(&mut *tx).await?;
     }
     // Each difference is recorded once (V1), however many syncs it takes the agent to stop it.
     let strays: Vec<i64> = reconcile_stops.iter().map(|s| s.fence.allocation).collect();
