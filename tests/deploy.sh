@@ -97,6 +97,8 @@ echo "-- the artifacts image (binary without debug info, web app, modules)"
 art="$work/artifacts/out"
 mkdir -p "$art/bin" "$art/web" "$art/policies"
 objcopy --strip-debug "$bin" "$art/bin/tidepool" 2>/dev/null || cp "$bin" "$art/bin/tidepool"
+shim="$(dirname "$bin")/tidepool-shim"
+objcopy --strip-debug "$shim" "$art/bin/tidepool-shim" 2>/dev/null || cp "$shim" "$art/bin/tidepool-shim"
 cp -r "$web/." "$art/web/"
 # The defaults and the examples; not the test suite's hostile modules.
 for module in "$policies"/*.wasm; do
