@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::cli::AgentArgs;
-use crate::fleet::protocol::{Finished, LogChunk, Orders, Outcome, Register, Registered, Report};
+use crate::fleet::protocol::{Assignment, Finished, LogChunk, Orders, Outcome, Register, Registered, Report};
 use client::Client;
 use gpus::Gpus;
 use logs::Outbox;
@@ -301,13 +301,16 @@ impl<'a> Agent<'a> {
                 p.stop(Outcome::Stopped, Duration::from_secs(stop.grace_s));
             }
         }
-        for a in orders.start {
-            if self.procs.contains_key(&a.fence.allocation)
-                || self.finished.iter().any(|f| f.fence == a.fence)
-            {
-                continue;
-            }
-            match Proc::spawn(&a, &self.setup) {
+        let todo: Vec<Assignment> = orders
+            .start
+            .into_iter()
+            .filter(|a| {
+                !self.procs.contains_key(&a.fence.allocation)
+                    && !self.finished.iter().any(|f| f.fence == a.fence)
+            })
+            .collect();
+        for (a, started) in spawn_all(todo, &self.setup) {
+            match started {
                 Ok(p) => {
                     self.procs.insert(a.fence.allocation, p);
                 }
@@ -327,4 +330,45 @@ impl<'a> Agent<'a> {
         }
         self.remember();
     }
+}
+
+/// Starts a batch of jobs. Each start waits for its shim's exec (the parent is held until
+/// the child has replaced itself), so a batch of 64 started one by one kept a freed node
+/// from reporting back for a sizeable fraction of a second; a few threads start them side
+/// by side. Results come back in the order given.
+fn spawn_all(todo: Vec<Assignment>, setup: &Setup) -> Vec<(Assignment, Result<Proc, String>)> {
+    const SPAWNERS: usize = 4;
+    if todo.len() <= 1 {
+        return todo
+            .into_iter()
+            .map(|a| {
+                let p = Proc::spawn(&a, setup);
+                (a, p)
+            })
+            .collect();
+    }
+    let runtime = tokio::runtime::Handle::current();
+    let per = todo.len().div_ceil(SPAWNERS);
+    let started: Vec<Result<Proc, String>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = todo
+            .chunks(per)
+            .map(|chunk| {
+                let runtime = runtime.clone();
+                // The reactor reaps the children, so each thread starts them inside it.
+                let worker = scope.spawn(move || {
+                    let _inside = runtime.enter();
+                    chunk.iter().map(|a| Proc::spawn(a, setup)).collect::<Vec<_>>()
+                });
+                (chunk.len(), worker)
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|(n, w)| {
+                w.join()
+                    .unwrap_or_else(|_| (0..n).map(|_| Err("the starting thread panicked".into())).collect())
+            })
+            .collect()
+    });
+    todo.into_iter().zip(started).collect()
 }
