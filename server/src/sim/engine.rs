@@ -104,6 +104,9 @@ impl<'a> Engine<'a> {
                 break;
             };
             self.retry_at = None;
+            // Usage up to now first: a job finishing now held its GPUs until now, and its
+            // share of the group's recent usage would be lost once it leaves `running`.
+            self.refresh(now);
             while let Some(&Reverse((t, job, generation))) = self.completions.peek() {
                 if t != now {
                     break;
