@@ -6,6 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The flags cargo passes to rustc for the modules' target only (not build scripts).
+const RUSTFLAGS: &str = "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS";
+
 /// A core module with embedded interface types → a component.
 pub fn componentize(module: &[u8]) -> Result<Vec<u8>, String> {
     wit_component::ComponentEncoder::default()
@@ -22,6 +25,12 @@ pub fn build(dir: &Path, out: &Path) -> Result<PathBuf, String> {
         return Err(format!("{} has no Cargo.toml", dir.display()));
     }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    // 128-bit SIMD (on in the runtime, as in every wasmtime): LLVM vectorises the
+    // modules' loops over columns (measured: the default priority module's call 5-10%
+    // faster at 50,000 jobs). Wasm's SIMD lanes compute exactly what scalar code does
+    // (only NaN bit patterns may differ), so answers stay the same on every host.
+    let mut rustflags = std::env::var(RUSTFLAGS).unwrap_or_default();
+    rustflags.push_str(" -C target-feature=+simd128");
     let output = Command::new(cargo)
         .args([
             "build",
@@ -37,6 +46,7 @@ pub fn build(dir: &Path, out: &Path) -> Result<PathBuf, String> {
         .env("CARGO_PROFILE_RELEASE_STRIP", "true")
         .env("CARGO_PROFILE_RELEASE_LTO", "true")
         .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
+        .env(RUSTFLAGS, rustflags.trim())
         .stderr(std::process::Stdio::inherit())
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;

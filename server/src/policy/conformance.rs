@@ -86,7 +86,7 @@ fn answer(runtime: &Runtime, module: &Module, snap: &Snapshot) -> Result<String,
     let fault = |f: crate::policy::Fault| format!("the module {f}");
     match module.kind {
         Kind::Priority => {
-            let jobs = convert::jobs(snap.pending.iter());
+            let jobs = convert::jobs(&snap.pending);
             runtime.priority(module, &ctx, &jobs).map(|s| format!("{s:?}")).map_err(fault)
         }
         Kind::Reclaim => {
@@ -95,7 +95,7 @@ fn answer(runtime: &Runtime, module: &Module, snap: &Snapshot) -> Result<String,
         }
         Kind::Quota => {
             let ledger = snap.ledger(NOW);
-            let jobs = convert::jobs(snap.pending.iter());
+            let jobs = convert::jobs(&snap.pending);
             let (quotas, loans) = convert::quotas_and_loans(snap, &ledger);
             let order: Vec<u32> = (0..jobs.id.len() as u32).rev().collect();
             let verdicts = runtime.quota(module, &ctx, &jobs, &order, &quotas, &loans).map_err(fault)?;

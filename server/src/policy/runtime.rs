@@ -111,7 +111,15 @@ impl Runtime {
         config
             .wasm_component_model(true)
             .epoch_interruption(true)
-            .allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool));
+            .allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool))
+            // Stated, though they are wasmtime's defaults, because the speed of the
+            // modules' own work rests on them: Cranelift optimising for speed, and no NaN
+            // canonicalisation, which only fixes NaNs' bit patterns (they may differ
+            // between CPUs) at a cost on every float operation, while every answer the
+            // interface takes is an integer or an enum. Out-of-bounds accesses trap
+            // through the guard region (signals), not through inline checks.
+            .cranelift_opt_level(wasmtime::OptLevel::Speed)
+            .cranelift_nan_canonicalization(false);
         let engine = Engine::new(&config)?;
         // One ticker per engine moves the epoch; a call's deadline is counted in ticks.
         let tick = Duration::from_millis(2);

@@ -63,7 +63,7 @@ impl Scratches {
         let me = std::thread::current().id();
         self.end();
         let mut scratch = self.fresh();
-        convert::jobs_into(&mut scratch.jobs, snap.pending.iter());
+        convert::jobs_into(&mut scratch.jobs, &snap.pending);
         scratch.prepared = Some(convert::context(snap, now));
         lock(&self.in_use).push((me, scratch));
     }
@@ -99,7 +99,7 @@ impl Scratch {
         let ctx = match &self.prepared {
             Some(ctx) => ctx.clone(),
             None => {
-                convert::jobs_into(&mut self.jobs, snap.pending.iter());
+                convert::jobs_into(&mut self.jobs, &snap.pending);
                 convert::context(snap, now)
             }
         };
