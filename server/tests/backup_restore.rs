@@ -249,8 +249,8 @@ fn edit(file: &Path, sql: &str) -> i64 {
     })
 }
 
-/// Drops what migration `version` created (its tables), so the file reads as a database
-/// of the release before it.
+/// Drops what migration `version` created (its indexes, added columns and tables), so the
+/// file reads as a database of the release before it.
 fn undo_last_migration(file: &Path, version: i64) {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations/sqlite");
     let sql = std::fs::read_dir(&folder)
@@ -259,9 +259,22 @@ fn undo_last_migration(file: &Path, version: i64) {
         .find(|e| e.file_name().to_string_lossy().starts_with(&format!("{version:04}_")))
         .map(|e| std::fs::read_to_string(e.path()).unwrap())
         .expect("the migration file");
-    assert!(!sql.contains("ALTER TABLE"), "this test undoes table-creating migrations only");
-    for name in sql.split("CREATE TABLE ").skip(1).filter_map(|s| s.split_whitespace().next()) {
-        edit(file, &format!("DROP TABLE {name}"));
+    let named = |keyword: &str| -> Vec<Vec<String>> {
+        sql.split(keyword)
+            .skip(1)
+            .map(|s| s.split_whitespace().take(4).map(str::to_string).collect())
+            .collect()
+    };
+    for words in named("CREATE INDEX ") {
+        edit(file, &format!("DROP INDEX {}", words[0]));
+    }
+    // `ALTER TABLE t ADD COLUMN c …`
+    for words in named("ALTER TABLE ") {
+        assert_eq!(words[1..3], ["ADD", "COLUMN"], "this test undoes added columns only");
+        edit(file, &format!("ALTER TABLE {} DROP COLUMN {}", words[0], words[3]));
+    }
+    for words in named("CREATE TABLE ") {
+        edit(file, &format!("DROP TABLE {}", words[0]));
     }
 }
 
