@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tidepool_api::{IssuedNodeToken, Login, NewNodeToken, Tokens};
+use tidepool_api::{IssuedNodeToken, NewNodeToken};
 
 use crate::agent::client::Client;
-use crate::bench_server::{BenchServer, bench_dir};
+use crate::bench_server::{BenchServer, bench_dir, sign_in};
 use crate::cli::{BenchAgentsArgs, Format};
 use crate::fleet::protocol::{GpuInfo, GpuSample, Orders, Register, Registered, Report};
 use crate::sim::report::nearest_rank;
@@ -57,7 +57,7 @@ pub fn run(args: &BenchAgentsArgs) -> Result<String, String> {
 
 async fn drive(args: &BenchAgentsArgs, addr: &str, pid: u32) -> Result<Value, String> {
     let base = format!("http://{addr}");
-    let admin = login(&base).await?;
+    let admin = Client::new(&base, sign_in(&base, "admin", "bench-admin-pw").await?)?;
     let mut tokens = Vec::with_capacity(args.agents as usize);
     for n in 0..args.agents {
         let ask = NewNodeToken { node: format!("sim-{n}"), pool: None, expires_in_s: None };
@@ -129,17 +129,4 @@ async fn drive(args: &BenchAgentsArgs, addr: &str, pid: u32) -> Result<Value, St
         "max_sync_ms": round(all.last().copied().unwrap_or(0.0)),
         "server_cpu_cores": round(cpu / wall),
     }))
-}
-
-async fn login(base: &str) -> Result<Client, String> {
-    let anon = Client::new(base, String::new())?;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let body = Login { username: "admin".into(), password: "bench-admin-pw".into() };
-        match anon.post::<_, Tokens>("/api/auth/login", &body).await {
-            Ok(t) => return Client::new(base, t.access_token),
-            Err(e) if Instant::now() > deadline => return Err(format!("the server did not come up: {e}")),
-            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-        }
-    }
 }

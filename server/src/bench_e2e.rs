@@ -11,10 +11,9 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
 use tidepool_api::jobs::{Submit, Submitted};
-use tidepool_api::{Login, Tokens};
 
 use crate::bench_agents::cpu_s;
-use crate::bench_server::{BenchServer, bench_dir};
+use crate::bench_server::{BenchServer, bench_dir, sign_in};
 use crate::cli::{BenchE2eArgs, Format};
 use crate::drill::cluster::{Agent, Shared};
 use crate::sim::report::nearest_rank;
@@ -115,23 +114,6 @@ fn text(f: &E2eFigures) -> String {
     )
 }
 
-/// Signs `user\npassword` in, waiting for the server to come up.
-async fn sign_in(http: &reqwest::Client, base: &str, login: &str) -> Result<String, String> {
-    let (username, password) = login.split_once('\n').ok_or("no login")?;
-    let body = Login { username: username.into(), password: password.into() };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        match http.post(format!("{base}/api/auth/login")).json(&body).send().await {
-            Ok(r) if r.status().is_success() => {
-                return r.json::<Tokens>().await.map(|t| t.access_token).map_err(|e| e.to_string());
-            }
-            Ok(r) if Instant::now() > deadline => return Err(format!("sign-in answered {}", r.status())),
-            Err(e) if Instant::now() > deadline => return Err(format!("the server did not come up: {e}")),
-            _ => tokio::time::sleep(Duration::from_millis(100)).await,
-        }
-    }
-}
-
 async fn count(store: &Store, sql: &str) -> Result<i64, String> {
     sqlx::query_scalar(sqlx::AssertSqlSafe(sql)).fetch_one(&store.pool).await.map_err(|e| e.to_string())
 }
@@ -146,7 +128,8 @@ async fn drive(
     agent_pid: u32,
 ) -> Result<E2eFigures, String> {
     let http = reqwest::Client::new();
-    let token = sign_in(&http, base, login).await?;
+    let (username, password) = login.split_once('\n').ok_or("no login")?;
+    let token = sign_in(base, username, password).await?;
     // The burst measures dispatch, not the agent's start.
     crate::drill::wait_for_nodes(store, group, 1).await?;
     let (server_cpu0, agent_cpu0) = (cpu_s(server_pid)?, cpu_s(agent_pid)?);

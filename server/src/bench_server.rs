@@ -4,6 +4,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use tidepool_api::{Login, Tokens};
+
+use crate::agent::client::Client;
 
 /// A running server; killed and its folder removed when dropped.
 pub struct BenchServer {
@@ -65,5 +70,24 @@ impl Drop for BenchServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Signs `username` in on a server that may still be starting and answers the access
+/// token: while it cannot be reached (or answers 5xx) it is tried again for a minute; a
+/// refusal is an error at once.
+pub async fn sign_in(base: &str, username: &str, password: &str) -> Result<String, String> {
+    let anon = Client::new(base, String::new())?;
+    let body = Login { username: username.into(), password: password.into() };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        match anon.post_within::<_, Tokens>("/api/auth/login", &body, Duration::from_secs(60)).await {
+            Ok(t) => return Ok(t.access_token),
+            Err(f) if !f.elsewhere => return Err(format!("sign-in as {username}: {}", f.message)),
+            Err(f) if Instant::now() > deadline => {
+                return Err(format!("the server did not come up: {}", f.message));
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
     }
 }

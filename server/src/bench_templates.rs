@@ -7,18 +7,18 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use http_body_util::{BodyExt, Empty, Full};
+use http_body_util::{BodyExt, Empty};
 use hyper::body::Bytes;
 use hyper_util::client::legacy::Client as Hyper;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::{Value, json};
 use sqlx::Row;
-use tidepool_api::{Login, TemplatePage, Tokens};
+use tidepool_api::TemplatePage;
 
-use crate::bench_server::{BenchServer, bench_dir};
+use crate::bench_server::{BenchServer, bench_dir, sign_in};
 use crate::cli::{BenchTemplatesArgs, Format};
 use crate::sim::report::nearest_rank;
 use crate::store::{Store, bootstrap_admin, seed_demo};
@@ -111,29 +111,6 @@ impl Http {
     }
 }
 
-async fn login(base: &str) -> Result<String, String> {
-    let client: Hyper<HttpConnector, Full<Bytes>> = Hyper::builder(TokioExecutor::new()).build_http();
-    let body = Login { username: "vision-dev".into(), password: "demo-password".into() };
-    let body = serde_json::to_string(&body).map_err(|e| e.to_string())?;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let req = hyper::Request::post(format!("{base}/api/auth/login"))
-            .header("content-type", "application/json")
-            .body(Full::new(Bytes::from(body.clone())))
-            .map_err(|e| e.to_string())?;
-        match client.request(req).await {
-            Ok(resp) if resp.status().is_success() => {
-                let bytes = resp.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
-                let t: Tokens = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
-                return Ok(t.access_token);
-            }
-            Ok(resp) => return Err(format!("login answered {}", resp.status())),
-            Err(e) if Instant::now() > deadline => return Err(format!("the server did not come up: {e}")),
-            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-        }
-    }
-}
-
 /// p50 and p99 of `n` timings of `f`, in ms.
 async fn time<F, Fut>(n: u32, mut f: F) -> Result<Value, String>
 where
@@ -157,7 +134,7 @@ where
 
 async fn drive(args: &BenchTemplatesArgs, addr: &str) -> Result<Value, String> {
     let base = format!("http://{addr}");
-    let token = login(&base).await?;
+    let token = sign_in(&base, "vision-dev", "demo-password").await?;
     let http = Http { base, token, client: Hyper::builder(TokioExecutor::new()).build_http() };
     let n = args.requests;
     let page = |path: &'static str| {
