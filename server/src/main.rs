@@ -3,23 +3,12 @@ use std::process::ExitCode;
 
 use tidepool::cli::{BenchCommand, Command, ConfigCommand};
 
-/// `tidepool agent-shim [--] COMMAND…`: what the agent starts for every job.
-fn shim(command: &[String]) -> ExitCode {
-    let skip = usize::from(command.first().is_some_and(|c| c == "--"));
-    ExitCode::from(tidepool::agent::shim::run(&command[skip..]).clamp(0, 255) as u8)
-}
-
 fn main() -> ExitCode {
     // The agent starts a shim for every job: it skips parsing the whole command line
     // (clap builds every subcommand) and the configuration, half its start-up cost.
     let mut args = std::env::args_os().skip(1);
     if args.next().is_some_and(|a| a == "agent-shim") {
-        let command: Option<Vec<String>> = args.map(|a| a.into_string().ok()).collect();
-        let Some(command) = command else {
-            eprintln!("agent-shim: the command is not valid UTF-8");
-            return ExitCode::from(2);
-        };
-        return shim(&command);
+        return tidepool::agent::shim::main(args);
     }
     // Flags over TIDEPOOL_* variables over `--config FILE` over defaults (serve, agent).
     let (cli, warnings) = match tidepool::config::parse_args() {
@@ -48,7 +37,9 @@ fn main() -> ExitCode {
         Command::Admin(args) => tidepool::admin::run(args).map(|out| (out, true)),
         Command::Serve(args) => tidepool::serve::run(args).map(|out| (out, true)),
         Command::Agent(args) => tidepool::agent::run(args).map(|out| (out, true)),
-        Command::AgentShim { command } => return shim(command),
+        Command::AgentShim { command } => {
+            return tidepool::agent::shim::main(command.iter().map(std::ffi::OsString::from));
+        }
         Command::Config { what: ConfigCommand::Show { args } } => {
             tidepool::config::show(args).map(|out| (out, true))
         }

@@ -22,6 +22,18 @@ pub const CONTAINER: &str = "TIDEPOOL_SHIM_CONTAINER";
 
 extern "C" fn ignore(_: libc::c_int) {}
 
+/// The shim's entry point, for `tidepool agent-shim` and `tidepool-shim` alike: its
+/// arguments are `[--] COMMAND…`.
+pub fn main(args: impl Iterator<Item = std::ffi::OsString>) -> std::process::ExitCode {
+    let command: Option<Vec<String>> = args.map(|a| a.into_string().ok()).collect();
+    let Some(command) = command else {
+        eprintln!("agent-shim: the command is not valid UTF-8");
+        return std::process::ExitCode::from(2);
+    };
+    let skip = usize::from(command.first().is_some_and(|c| c == "--"));
+    std::process::ExitCode::from(run(&command[skip..]).clamp(0, 255) as u8)
+}
+
 pub fn run(command: &[String]) -> i32 {
     let Some((program, args)) = command.split_first() else {
         // The shim has no log of its own: its stderr is the job's log, where the owner reads why.

@@ -7,11 +7,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let command: Option<Vec<String>> = std::env::args_os().skip(1).map(|a| a.into_string().ok()).collect();
-    let Some(command) = command else {
-        eprintln!("tidepool-shim: the command is not valid UTF-8");
-        return ExitCode::from(2);
-    };
-    let skip = usize::from(command.first().is_some_and(|c| c == "--"));
-    ExitCode::from(tidepool::agent::shim::run(&command[skip..]).clamp(0, 255) as u8)
+    tidepool::agent::shim::main(std::env::args_os().skip(1))
 }
