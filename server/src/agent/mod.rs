@@ -24,7 +24,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::cli::AgentArgs;
-use crate::fleet::protocol::{Assignment, Finished, LogChunk, Orders, Outcome, Register, Registered, Report};
+use crate::fleet::protocol::{
+    Assignment, Fence, Finished, LogChunk, Orders, Outcome, Register, Registered, Report,
+};
 use client::Client;
 use gpus::Gpus;
 use logs::Outbox;
@@ -33,6 +35,8 @@ use setup::Setup;
 
 /// How often local processes are checked while a sync waits.
 const TICK: Duration = Duration::from_millis(100);
+/// Output still to send for which a job's end waits (a few reports' worth).
+const HOLD_END_FOR_BYTES: u64 = 1 << 20;
 /// How long an answer may take beyond the wait the server was asked for.
 const ANSWER_MARGIN: Duration = Duration::from_secs(10);
 
@@ -177,7 +181,8 @@ impl<'a> Agent<'a> {
         loop {
             self.poll_procs();
             let report = self.report();
-            let (sent_finished, sent_logs) = (report.finished.len(), report.logs.len());
+            let sent_finished: Vec<Fence> = report.finished.iter().map(|f| f.fence).collect();
+            let sent_logs = report.logs.len();
             let timeout = Duration::from_secs(report.wait_s) + ANSWER_MARGIN;
             let client = self.client.clone();
             let sent = Instant::now();
@@ -201,7 +206,7 @@ impl<'a> Agent<'a> {
                 Some(Ok(orders)) => {
                     self.last_ok_sent = sent;
                     self.log_failures = 0;
-                    self.finished.drain(..sent_finished);
+                    self.finished.retain(|f| !sent_finished.contains(&f.fence));
                     self.outbox.sent(sent_logs);
                     self.obey(orders);
                 }
@@ -283,10 +288,23 @@ impl<'a> Agent<'a> {
             .flat_map(|(p, file)| p.gpus.iter().map(move |g| (*g, file.clone())))
             .collect();
         let (logs, more) = self.outbox.next(self.procs.values_mut().map(|p| &mut p.log));
+        // A job's end goes out with the last of its output, so whoever sees it ended reads
+        // its whole log; meanwhile it is still reported running (else the server would
+        // take it for lost). Unless much is left: a job that printed gigabytes would hold
+        // its GPUs while that drains a report at a time, so its end goes first.
+        let unsent = |fence: Fence| {
+            self.outbox.pending[logs.len()..].iter().any(|c| c.fence == fence)
+                || self.outbox.ended.iter().any(|t| {
+                    let size = std::fs::metadata(&t.file).map_or(0, |m| m.len());
+                    t.fence == fence && size.saturating_sub(t.read) <= HOLD_END_FOR_BYTES
+                })
+        };
+        let (held, finished): (Vec<Finished>, Vec<Finished>) =
+            self.finished.iter().cloned().partition(|f| unsent(f.fence));
         Report {
             gpus: self.gpus.sample(&busy),
-            running: self.procs.values().map(|p| p.fence).collect(),
-            finished: self.finished.clone(),
+            running: self.procs.values().map(|p| p.fence).chain(held.iter().map(|f| f.fence)).collect(),
+            finished,
             logs,
             wait_s: if self.finished.is_empty() && !more { self.wait_s } else { 0 },
         }
