@@ -144,7 +144,7 @@ async fn allocations(store: &Store, gpus: i64, from: i64, days: i64) -> Result<u
     let mut count = 0u64;
     let end = from + days * 86_400;
     for n in 0..gpus / 8 {
-        let mut tx = store.pool.begin().await.map_err(s)?;
+        let mut tx = store.begin().await.map_err(s)?;
         let pool = synthetic::POOLS[(n % 4) as usize];
         let node: i64 = sqlx::query(
             "INSERT INTO nodes (name, pool, model, gpus, nvlink_group, healthy, created_at) \

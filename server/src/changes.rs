@@ -118,7 +118,7 @@ pub async fn propose_quota(
         budget_gpu_h: body.budget_gpu_h,
     };
     let payload = serde_json::to_string(&setting).map_err(|e| Invalid(format!("the quota: {e}")))?;
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     let row = sqlx::query(
         "INSERT INTO changes (kind, summary, payload, state, proposed_by, proposed_at) \
          VALUES ('quota', $1, $2, 'proposed', $3, $4) RETURNING id",
@@ -163,7 +163,7 @@ pub async fn apply(
         .ok_or(ChangeError::NoSuchChange(id))?;
     let q = setting(id, &row.try_get::<String, _>(0)?)?;
     let group = group_named(store, &q.group).await?;
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     claim(&mut tx, id, &user.username, "applied", note, now, false).await?;
     sqlx::query(
         "INSERT INTO quotas (group_id, model, category, guaranteed, borrow_limit, lend_limit, budget_gpu_h) \
@@ -194,7 +194,7 @@ pub async fn reject(
 ) -> Result<ChangeReviewed, ChangeError> {
     require_admin(user, "review configuration changes")?;
     let note = text(note, "note", 500)?;
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     claim(&mut tx, id, &user.username, "rejected", note, now, true).await?;
     tx.commit().await?;
     Ok(ChangeReviewed { change: id, state: "rejected".into() })

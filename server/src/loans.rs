@@ -142,7 +142,7 @@ pub async fn create(store: &Store, user: &User, body: &NewLoan, now: i64) -> Res
     }
     let (state, decided_by, decided_at) =
         if offer { ("active", Some(user.username.as_str()), Some(now)) } else { ("requested", None, None) };
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     let row = sqlx::query(
         "INSERT INTO loans (lender_id, borrower_id, model, gpus, ends_at, state, why, requested_by, requested_at, \
          decided_by, decided_at, decision) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL) RETURNING id",
@@ -236,7 +236,7 @@ async fn transition(
     note: &str,
     now: i64,
 ) -> Result<LoanChanged, LoanError> {
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     let sql = if from == "requested" {
         "UPDATE loans SET state = $1, decided_by = $2, decided_at = $3, decision = $4 WHERE id = $5 AND state = $6"
     } else {

@@ -121,7 +121,7 @@ pub async fn write(
     let hook = body.report_webhook.as_deref().map(webhook).transpose()?;
     let prices = cents(&body.prices)?;
     let before = read(store).await?;
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     sqlx::query(
         "UPDATE org_settings SET time_zone = $1, currency = $2, report_webhook = $3, updated_by = $4, \
          updated_at = $5 WHERE id = 1",
@@ -191,7 +191,7 @@ pub async fn set_email(
             return Err(Invalid(format!("`{a}` is not an email address")).into());
         }
     }
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     let done = sqlx::query("UPDATE users SET email = $1 WHERE username = $2")
         .bind(address)
         .bind(username)

@@ -183,6 +183,9 @@ impl<'a> Agent<'a> {
             let report = self.report();
             let sent_finished: Vec<Fence> = report.finished.iter().map(|f| f.fence).collect();
             let sent_logs = report.logs.len();
+            // Only a long poll is cut short for a job's end: a report comes back at once, and
+            // each sync cut short costs a new connection and the server's work thrown away.
+            let long_poll = report.wait_s > 0;
             let timeout = Duration::from_secs(report.wait_s) + ANSWER_MARGIN;
             let client = self.client.clone();
             let sent = Instant::now();
@@ -194,10 +197,10 @@ impl<'a> Agent<'a> {
                 tokio::select! {
                     a = &mut sync => break Some(a),
                     _ = ended.recv() => {
-                        if self.poll_procs() { break None; }
+                        if self.poll_procs() && long_poll { break None; }
                     }
                     _ = tokio::time::sleep(TICK) => {
-                        if self.poll_procs() { break None; }
+                        if self.poll_procs() && long_poll { break None; }
                     }
                 }
             };

@@ -128,7 +128,7 @@ pub async fn read(store: &Store, user: &User, id: i64, now: i64) -> Result<Alert
 /// an acknowledged alert changes nothing.
 pub async fn acknowledge(store: &Store, user: &User, id: i64, now: i64) -> Result<Alert, AlertError> {
     let before = one(store, user, id).await?;
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     mark_read(&mut tx, user, id, now).await?;
     if before.acknowledged_at.is_none() {
         sqlx::query(

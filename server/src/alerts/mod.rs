@@ -137,7 +137,7 @@ impl Evaluator {
         let changes = reconcile(&open, found, now);
         let recipients = queue::Recipients::read(store, &self.config).await?;
         let mut done = Evaluated::default();
-        let mut tx = store.pool.begin().await?;
+        let mut tx = store.begin().await?;
         for c in &changes.raise {
             let id: i64 = sqlx::query(
                 "INSERT INTO alerts (dedup_key, rule, severity, group_id, audience, subject, message, linger_s, \

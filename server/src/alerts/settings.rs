@@ -56,7 +56,7 @@ pub async fn write(
 ) -> Result<AlertSettings, AlertError> {
     require_admin(user, "change the alert webhook")?;
     let hook = body.webhook.as_deref().map(webhook).transpose()?;
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     sqlx::query(
         "UPDATE alert_settings SET webhook = $1, shape = $2, updated_by = $3, updated_at = $4 WHERE id = 1",
     )

@@ -52,7 +52,7 @@ pub async fn write(
     d: Decisions<'_>,
 ) -> Result<usize, DispatchError> {
     let Decisions { snap, ids, plan, policy_events } = d;
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     // Fencing: a decision carrying a stale epoch is refused (nothing below is written).
     let decided = !(plan.placements.is_empty() && plan.preemptions.is_empty());
     if !lease.fence(&mut tx, epoch, now, decided).await? {

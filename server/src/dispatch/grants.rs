@@ -11,7 +11,7 @@ use crate::store::events::{EventDetail, record};
 
 /// Records a "grant-expiring" event for each grant entering its last week.
 pub async fn remind(store: &Store, now: i64) -> Result<usize, DispatchError> {
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     let due = sqlx::query(
         "UPDATE projects SET reminded_at = $1 WHERE reminded_at IS NULL AND expires_at > $1 \
          AND expires_at <= $2 RETURNING id, name, class, expires_at, group_id",

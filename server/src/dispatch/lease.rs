@@ -114,7 +114,7 @@ impl Lease {
     /// Whether a decision carrying `epoch` would be written now: the fence, in a
     /// transaction rolled back (a drill asks it of a fenced leader's old epoch).
     pub async fn would_write(&self, store: &Store, epoch: i64) -> Result<bool, DispatchError> {
-        let mut tx = store.pool.begin().await?;
+        let mut tx = store.begin().await?;
         let ok = self.fence(&mut tx, epoch, crate::unix_now(), false).await?;
         tx.rollback().await?;
         Ok(ok)
@@ -131,7 +131,7 @@ impl Lease {
 
     /// Renews the lease if held, takes it if free or expired (a new epoch), else refuses.
     pub async fn acquire(&self, store: &Store, now: i64) -> Result<i64, DispatchError> {
-        let mut tx = store.pool.begin().await?;
+        let mut tx = store.begin().await?;
         let row = sqlx::query("SELECT holder, epoch, expires_at FROM leader_lease WHERE id = 1")
             .fetch_optional(&mut *tx)
             .await?;

@@ -46,7 +46,7 @@ pub async fn add(store: &Store, user: &User, body: &NewNode, now: i64) -> Result
     let pool = text(&body.pool, "pool", 64)?;
     let model = text(&body.model, "model", 64)?;
     let domain = nvlink_domain(body.gpus, body.nvlink_group)?;
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     let row = sqlx::query(
         "INSERT INTO nodes (name, pool, model, gpus, nvlink_group, healthy, created_at) \
          VALUES ($1, $2, $3, $4, $5, TRUE, $6) RETURNING id",
@@ -89,7 +89,7 @@ pub async fn edit(
         return Err(Invalid("give pool or healthy".into()).into());
     }
     let pool = body.pool.as_deref().map(|p| text(p, "pool", 64)).transpose()?;
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     let done = sqlx::query(
         "UPDATE nodes SET pool = COALESCE($1, pool), healthy = COALESCE($2, healthy) WHERE id = $3",
     )

@@ -78,7 +78,7 @@ pub async fn register(
     let n = body.gpus.len();
     let model = model_of(body)?;
     let asked = body.pool.as_deref().map(|p| text(p, "pool", 64)).transpose()?;
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     let current =
         sqlx::query("SELECT pool FROM nodes WHERE name = $1").bind(&name).fetch_optional(&mut *tx).await?;
     let current = current.map(|r| r.try_get::<String, _>(0)).transpose()?;

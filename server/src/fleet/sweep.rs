@@ -35,7 +35,7 @@ pub async fn lost_nodes(store: &Store, config: &FleetConfig, now: i64) -> Result
     .await?;
     for r in &lost {
         let (id, name, seen): (i64, String, i64) = (r.try_get(0)?, r.try_get(1)?, r.try_get(2)?);
-        let mut tx = store.pool.begin().await?;
+        let mut tx = store.begin().await?;
         sqlx::query("UPDATE nodes SET healthy = FALSE, lost_at = $1 WHERE id = $2 AND lost_at IS NULL")
             .bind(now)
             .bind(id)
@@ -68,7 +68,7 @@ async fn requeue_fenced(store: &Store, config: &FleetConfig, now: i64) -> Result
     .await?;
     for r in &nodes {
         let (id, name): (i64, String) = (r.try_get(0)?, r.try_get(1)?);
-        let mut tx = store.pool.begin().await?;
+        let mut tx = store.begin().await?;
         for a in &open_on(&mut tx, id).await? {
             end_segment(&mut tx, &name, a, Ending::NodeLost, now).await?;
         }

@@ -81,7 +81,7 @@ pub async fn sync(cx: Ctx<'_>, node: &str, report: Report) -> Result<Orders, Syn
     // A node back from being lost is in service again: the dispatcher should hear of it.
     let mut changed = was_lost;
 
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     // The heartbeat; a lost node's return puts it back in service (an admin's own
     // out-of-service mark, with no `lost_at`, stays).
     sqlx::query(

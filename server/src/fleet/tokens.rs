@@ -97,7 +97,7 @@ pub async fn issue(
 /// Issues `new` and records that `by` did (the API, `tidepool admin`, the demo's agents).
 pub async fn issue_as(store: &Store, new: &Issue, by: &str, now: i64) -> Result<IssuedNodeToken, StoreError> {
     let token = format!("tpn_{}", random_b64(32));
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     let row = sqlx::query(
         "INSERT INTO node_tokens (token_sha256, node_name, created_by, created_at, pool, expires_at) \
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
@@ -159,7 +159,7 @@ pub async fn revoke(store: &Store, user: &User, id: i64, now: i64) -> Result<Nod
 /// Revokes token `id` and records that `by` did; a token already revoked stays as it
 /// was. `None`: no such token.
 pub async fn revoke_as(store: &Store, id: i64, by: &str, now: i64) -> Result<Option<NodeToken>, StoreError> {
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     let done = sqlx::query("UPDATE node_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
         .bind(now)
         .bind(id)

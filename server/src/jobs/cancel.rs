@@ -42,7 +42,7 @@ pub async fn cancel(store: &Store, user: &User, id: i64, now: i64) -> Result<Can
     if !allowed {
         return Err(CancelError::NotYours);
     }
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     // Conditional on the state, so a job that finished meanwhile is not "cancelled".
     let done = sqlx::query(
         "UPDATE jobs SET state = 'cancelled', reason = NULL, wait_kind = NULL, position = NULL, finished_at = $2 \

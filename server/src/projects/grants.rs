@@ -117,7 +117,7 @@ pub async fn grant(
     if body.gpu_cap == Some(0) {
         return Err(Invalid("gpu_cap must be at least 1".into()).into());
     }
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     let row = sqlx::query(
         "INSERT INTO projects (group_id, name, class, gpu_cap, expires_at, reminded_at, granted_by, created_at) \
          VALUES ($1, $2, $3, $4, $5, NULL, $6, $7) RETURNING id",
@@ -165,7 +165,7 @@ pub async fn renew(
     let (group, name): (i64, String) = (row.try_get(0)?, row.try_get(1)?);
     require_manager(user, group, "renew a project's priority")?;
     check_expiry(expires_at, now)?;
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     sqlx::query("UPDATE projects SET expires_at = $1, reminded_at = NULL, granted_by = $2 WHERE id = $3")
         .bind(expires_at)
         .bind(&user.username)

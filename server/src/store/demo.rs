@@ -44,7 +44,7 @@ pub async fn organise(store: &Store, now: i64) -> Result<(), StoreError> {
     let vision_dev = user("vision-dev").await?;
     let node = id_of(store, "SELECT id FROM nodes WHERE name = $1", "gpu-east-0").await?;
 
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     // The demo's commands are small shell loops that behave like training: they print
     // progress, keep a checkpoint, resume from it, and finish (with `--demo-agents`).
     let training = |epochs: u32, pause_s: u32| {

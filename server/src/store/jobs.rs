@@ -57,7 +57,7 @@ impl Store {
             }
             // SQLite has no data-modifying WITH, and tags are rows of their own: a transaction.
             _ => {
-                let mut tx = self.pool.begin().await?;
+                let mut tx = self.begin().await?;
                 let sql = format!("INSERT INTO jobs ({COLUMNS}) VALUES ({VALUES}) RETURNING id");
                 let row = bind(sqlx::query(sqlx::AssertSqlSafe(sql)), j, now).fetch_one(&mut *tx).await?;
                 let id: i64 = row.try_get(0)?;

@@ -69,7 +69,7 @@ impl Store {
         upload: Option<(&str, &[u8])>,
         now: i64,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin().await?;
         if let Some((sha, bytes)) = upload
             && let Some(v) = versions.iter().find(|v| v.sha256 == sha)
         {

@@ -56,7 +56,7 @@ impl Store {
 
     /// Uses a refresh token: the next one of its family, or why not.
     pub async fn rotate(&self, token: &str, now: i64) -> Result<Rotation, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin().await?;
         let row = sqlx::query(
             "SELECT id, user_id, family, expires_at, family_expires_at, used_at, revoked_at \
              FROM refresh_tokens WHERE token_sha256 = $1",

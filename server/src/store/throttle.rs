@@ -91,7 +91,7 @@ impl Store {
         who: &Failure<'_>,
         now: i64,
     ) -> Result<Option<i64>, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin().await?;
         let mut blocked: Option<i64> = None;
         let mut counts = Vec::new();
         for k in keys {

@@ -107,7 +107,7 @@ pub async fn create(
 /// Records `spec` as a template of `group`, created by `user`, with its event; returns
 /// its id. The spec is checked already.
 async fn insert(store: &Store, user: &User, group: i64, spec: &Spec, now: i64) -> Result<i64, StoreError> {
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     let row = sqlx::query(
         "INSERT INTO templates (group_id, name, category, class, gpus, model, topology, time_limit_s, \
          checkpointable, image, command, env, created_by, created_at) \
@@ -164,7 +164,7 @@ pub async fn grant(
     if to_id == t.group {
         return Err(TemplateError::OwnGroup);
     }
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     sqlx::query(
         "INSERT INTO template_grants (template_id, group_id, granted_by, granted_at) VALUES ($1, $2, $3, $4)",
     )
@@ -197,7 +197,7 @@ pub async fn retire(
     if t.retired {
         return Err(TemplateError::RetiredAlready(id));
     }
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     sqlx::query("UPDATE templates SET retired_at = $1, retired_by = $2 WHERE id = $3")
         .bind(now)
         .bind(&user.username)

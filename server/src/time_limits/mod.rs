@@ -86,7 +86,7 @@ pub async fn write(
 ) -> Result<ClassLimits, SettingsError> {
     require_admin(user, "change the time limits")?;
     let classes = checked(body)?;
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     let mut said = Vec::with_capacity(classes.len());
     for c in classes {
         sqlx::query(

@@ -29,7 +29,7 @@ pub async fn end_overdue(store: &Store, now: i64) -> Result<usize, sqlx::Error> 
         if !ended.insert(open.job) {
             continue;
         }
-        let mut tx = store.pool.begin().await?;
+        let mut tx = store.begin().await?;
         end_segment(&mut tx, &node, &open, Ending::TimeLimit(limit), now).await?;
         tx.commit().await?;
         tracing::info!(job = open.job, node = %node, limit_s = limit, "ended at its time limit (no agent)");

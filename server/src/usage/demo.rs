@@ -71,7 +71,7 @@ pub async fn seed(store: &Store, now: i64) -> Result<u64, UsageError> {
     let mut free: Vec<Vec<i64>> = nodes.iter().map(|(_, g)| vec![0; *g as usize]).collect();
     let start = hour_of(now) - DAYS * 86_400;
     let end = hour_of(now) - 2 * HOUR;
-    let mut tx = store.pool.begin().await?;
+    let mut tx = store.begin().await?;
     let mut jobs = 0u64;
     let mut t = start;
     while t < end {

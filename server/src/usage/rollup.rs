@@ -51,7 +51,7 @@ pub async fn roll_up(store: &Store, now: i64) -> Result<RollUp, UsageError> {
     let mut done = RollUp { rolled_until: until, ..RollUp::default() };
     while until < end {
         let to = (until + BATCH_HOURS * HOUR).min(end);
-        let mut tx = store.pool.begin().await?;
+        let mut tx = store.begin().await?;
         let rows = figures(&mut tx, until, to).await?;
         sqlx::query("DELETE FROM usage_hours WHERE hour >= $1 AND hour < $2")
             .bind(until)

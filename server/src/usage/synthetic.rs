@@ -80,7 +80,7 @@ pub async fn write_history(
                 }
             }
         }
-        let mut tx = store.pool.begin().await?;
+        let mut tx = store.begin().await?;
         write(&mut tx, store.engine, &batch).await?;
         tx.commit().await?;
         rows += batch.len() as u64;

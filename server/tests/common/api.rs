@@ -34,7 +34,8 @@ pub fn engines() -> Vec<&'static str> {
 
 static N: AtomicU32 = AtomicU32::new(0);
 
-async fn fresh_url(engine: &str) -> String {
+/// A fresh database on `engine` ("sqlite" or "postgres"), by URL.
+pub async fn fresh_url(engine: &str) -> String {
     let n = N.fetch_add(1, Ordering::SeqCst);
     match engine {
         "sqlite" => format!("sqlite:{}", super::fresh_dir("api").join("t.db").display()),
