@@ -28,6 +28,9 @@ pub struct E2eFigures {
     pub jobs: u32,
     pub clients: u32,
     pub gpus: u32,
+    /// The file system of the agent's folders ("tmpfs", "ext4 without a journal", …).
+    #[serde(default)]
+    pub node_fs: Option<String>,
     pub submitted_per_s: f64,
     pub submit_p50_ms: f64,
     pub submit_p99_ms: f64,
@@ -47,6 +50,19 @@ pub struct E2eFigures {
 
 pub fn run(args: &BenchE2eArgs) -> Result<String, String> {
     let dir = bench_dir("e2e")?;
+    // The agent's folders: where the user put them, else beside the database.
+    let node_dir = match &args.node_dir {
+        Some(d) => {
+            let n = d.join(format!("tidepool-bench-node-{}", std::process::id()));
+            // Checked first: a bad folder is refused before anything starts.
+            std::fs::create_dir_all(&n).map_err(|e| {
+                let _ = std::fs::remove_dir_all(&dir);
+                format!("--node-dir {}: {e}", n.display())
+            })?;
+            n
+        }
+        None => dir.clone(),
+    };
     let url =
         args.database_url.clone().unwrap_or_else(|| format!("sqlite:{}", dir.join("bench.db").display()));
     let rt = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
@@ -60,7 +76,7 @@ pub fn run(args: &BenchE2eArgs) -> Result<String, String> {
     )?;
     let shared = Shared {
         exe: std::env::current_exe().map_err(|e| e.to_string())?,
-        dir: dir.clone(),
+        dir: node_dir.clone(),
         database_url: url.clone(),
         secret: String::new(),
         admin_password: String::new(),
@@ -77,8 +93,10 @@ pub fn run(args: &BenchE2eArgs) -> Result<String, String> {
     let out = rt.block_on(drive(args, &store, &base, &group, &login, server.id(), agent.id()));
     drop(agent);
     drop(server);
+    let node_fs = crate::agent::filesystem::describe(&node_dir);
+    let _ = std::fs::remove_dir_all(&node_dir);
     let _ = std::fs::remove_dir_all(&dir);
-    let f = out?;
+    let f = E2eFigures { node_fs, ..out? };
     Ok(match args.format {
         Format::Json => serde_json::to_string(&f).map_err(|e| e.to_string())?,
         Format::Text => text(&f),
@@ -87,7 +105,7 @@ pub fn run(args: &BenchE2eArgs) -> Result<String, String> {
 
 fn text(f: &E2eFigures) -> String {
     format!(
-        "{} jobs by {} clients, one agent of {} GPUs, on {}\n\
+        "{} jobs by {} clients, one agent of {} GPUs (its folders on {}), on {}\n\
          submitted   {:.0}/s, latency p50 {:.1} ms, p99 {:.1} ms\n\
          started     {:.0}/s (first submission to last start)\n\
          waited      submit to start p50 {} s, p99 {} s\n\
@@ -97,6 +115,7 @@ fn text(f: &E2eFigures) -> String {
         f.jobs,
         f.clients,
         f.gpus,
+        f.node_fs.as_deref().unwrap_or("an unknown file system"),
         f.engine,
         f.submitted_per_s,
         f.submit_p50_ms,
@@ -210,6 +229,7 @@ async fn drive(
         jobs: args.jobs,
         clients: args.clients,
         gpus: args.gpus,
+        node_fs: None,
         submitted_per_s: jobs / submitted_s.max(1e-9),
         submit_p50_ms: nearest_rank(&latencies, 0.5).unwrap_or(0.0),
         submit_p99_ms: nearest_rank(&latencies, 0.99).unwrap_or(0.0),

@@ -14,11 +14,14 @@ fn bench(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_tidepool")).arg("bench").arg("e2e").args(args).output().expect("runs")
 }
 
-fn figures(database: Option<&str>) -> E2eFigures {
+fn figures(database: Option<&str>, node_dir: Option<&str>) -> E2eFigures {
     let mut args =
         vec!["--jobs", "40", "--clients", "3", "--gpus", "8", "--timeout-s", "120", "--format", "json"];
     if let Some(url) = database {
         args.extend(["--database-url", url]);
+    }
+    if let Some(dir) = node_dir {
+        args.extend(["--node-dir", dir]);
     }
     let out = bench(&args);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -41,7 +44,21 @@ fn check(f: &E2eFigures, engine: &str) {
 
 #[test]
 fn the_bench_runs_every_job_through_a_real_agent_on_sqlite() {
-    check(&figures(None), "SQLite");
+    let f = figures(None, None);
+    check(&f, "SQLite");
+    assert!(f.node_fs.is_some(), "the agent's file system is named: {f:?}");
+}
+
+#[test]
+fn the_agent_keeps_its_folders_where_the_bench_is_told_and_leaves_nothing_there() {
+    let node = common::fresh_dir("bench-e2e-node");
+    let f = figures(None, Some(node.to_str().expect("a UTF-8 path")));
+    check(&f, "SQLite");
+    let left: Vec<_> = std::fs::read_dir(&node).expect("still there").collect();
+    assert!(left.is_empty(), "the bench's node folder is removed: {left:?}");
+    let out = bench(&["--node-dir", "/proc/version"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--node-dir"), "{out:?}");
 }
 
 #[test]
@@ -50,7 +67,7 @@ fn the_bench_runs_every_job_through_a_real_agent_on_postgres() {
         eprintln!("skipped: needs PostgreSQL (set TIDEPOOL_TEST_POSTGRES; tests/run.sh does)");
         return;
     };
-    check(&figures(Some(&url)), "PostgreSQL");
+    check(&figures(Some(&url), None), "PostgreSQL");
 }
 
 #[test]

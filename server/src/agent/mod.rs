@@ -12,6 +12,7 @@
 
 pub mod accounts;
 pub mod client;
+pub mod filesystem;
 mod gpus;
 pub mod launch;
 mod logs;
@@ -61,6 +62,11 @@ pub fn run(args: &AgentArgs) -> Result<String, String> {
     let client = Client::with_servers(&args.server, token)?.with_tls(&tls)?;
     let setup = Setup::new(args)?;
     tracing::info!(setup = %setup.describe(), "agent starting");
+    filesystem::warn_if_slow(&[
+        ("--jobs-root", &setup.jobs_root),
+        ("--checkpoint-root", &setup.checkpoint_root),
+        ("--state-dir", &setup.logs),
+    ]);
     let runtime =
         tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
     runtime.block_on(Agent::new(args, setup, gpus, client).run())

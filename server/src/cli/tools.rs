@@ -205,6 +205,11 @@ pub struct BenchE2eArgs {
     /// `postgres://…` (a fresh database); default: a SQLite file in a fresh folder.
     #[arg(long)]
     pub database_url: Option<String>,
+    /// Where the agent keeps its jobs' folders, checkpoints and logs, as a node keeps them
+    /// on its scratch disk (a fresh folder is made inside); default: beside the database.
+    /// The output names the file system.
+    #[arg(long)]
+    pub node_dir: Option<std::path::PathBuf>,
     /// Give up when the jobs have not all ended after this many seconds.
     #[arg(long, default_value_t = 900, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub timeout_s: u64,
