@@ -75,7 +75,7 @@ async fn bench(args: &BenchApiArgs) -> Result<String, String> {
         store: store.clone(),
         keys: Arc::new(keys),
         clock: Arc::new(move || now),
-        wake: Arc::new(tokio::sync::Notify::new()),
+        wake: Default::default(),
         policies: Arc::new(crate::policy::desk::PolicyDesk::new(None)?),
         fleet: Arc::new(crate::fleet::Fleet::new(crate::fleet::FleetConfig::default())),
         web_dir: default_web_dir(),

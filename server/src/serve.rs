@@ -8,6 +8,7 @@ use tidepool_core::Policies;
 
 use crate::cli::{PolicyEngine, ServeArgs};
 use crate::dispatch::keeper::Keeper;
+use crate::dispatch::wake::Wake;
 use crate::dispatch::{DispatchError, Dispatcher, Lease};
 use crate::fleet::{Fleet, FleetConfig};
 use crate::health::LeaseName;
@@ -63,23 +64,21 @@ fn private_data_dir(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs a cycle on every wake-up (submit, cancel) and on a timer. Every server, leader
-/// or standby, follows the policy versions in the records, so a takeover runs exactly
-/// what was promoted and the API shows it.
+/// Runs a cycle on every wake-up with news (see [`Wake`]) and on a timer. Every server,
+/// leader or standby, follows the policy versions in the records, so a takeover runs
+/// exactly what was promoted and the API shows it.
 async fn dispatch_loop(
     dispatcher: Dispatcher,
     desk: Arc<PolicyDesk>,
-    wake: Arc<tokio::sync::Notify>,
+    wake: Arc<Wake>,
     every: Duration,
     alerts: Arc<tokio::sync::Notify>,
 ) {
     let mut pruned_at = 0;
     let mut rolled_at = 0;
+    let (mut seen, mut saturated) = (None, None);
     loop {
-        let woken = tokio::select! {
-            _ = wake.notified() => true,
-            _ = tokio::time::sleep(every) => false,
-        };
+        let woken = wake.next(every, seen, saturated).await;
         // Sign-in throttle rows past their window, once a minute (any server may do it).
         let now = unix_now();
         if now - pruned_at >= 60 {
@@ -91,8 +90,15 @@ async fn dispatch_loop(
         if let Err(e) = desk.follow(&dispatcher.store).await {
             tracing::error!(error = %e, "reading policy versions");
         }
+        let changes = wake.changes();
         let cycle = dispatcher.cycle(unix_now()).await;
         let leading = cycle.is_ok();
+        // A cycle that failed has seen nothing: the next wake-up runs one whatever it brings.
+        seen = leading.then_some(changes);
+        saturated = match &cycle {
+            Ok(report) if report.idle_gpus == 0 => Some(tokio::time::Instant::now()),
+            _ => None,
+        };
         // A cycle logs its own figures (`Dispatcher::run`); only failures are left here.
         match cycle {
             Ok(_) => {}
@@ -255,7 +261,7 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
         log_cap_bytes: args.log_cap_bytes,
         ..FleetConfig::default()
     }));
-    let wake = Arc::new(tokio::sync::Notify::new());
+    let wake = Arc::new(Wake::default());
     let state = AppState {
         store: store.clone(),
         keys: Arc::new(keys),

@@ -8,8 +8,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::Notify;
-
 use crate::dispatch::lease::{Marks, marks};
 use crate::dispatch::{DispatchError, Lease};
 use crate::fleet::Fleet;
@@ -21,7 +19,7 @@ pub struct Keeper {
     /// How often the lease is renewed or tried.
     pub every: Duration,
     /// Wakes this server's dispatcher.
-    pub wake: Arc<Notify>,
+    pub wake: Arc<crate::dispatch::wake::Wake>,
     pub fleet: Arc<Fleet>,
 }
 
@@ -36,7 +34,7 @@ impl Keeper {
                     if !leading {
                         tracing::info!(epoch, "holding the dispatch lease");
                         // The first cycle runs now, not at the interval.
-                        self.wake.notify_one();
+                        self.wake.changed();
                     }
                     leading = true;
                 }
@@ -52,7 +50,7 @@ impl Keeper {
                 Ok(Some(now)) => {
                     if let Some(before) = &seen {
                         if leading && now.nudged_ms != before.nudged_ms {
-                            self.wake.notify_one();
+                            self.wake.changed();
                         }
                         if !leading && now.decided_ms != before.decided_ms {
                             self.fleet.bump();

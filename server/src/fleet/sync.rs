@@ -41,7 +41,7 @@ pub struct Ctx<'a> {
     pub store: &'a Store,
     pub fleet: &'a Fleet,
     /// Wakes the dispatcher when the report changed what it plans with.
-    pub wake: &'a tokio::sync::Notify,
+    pub wake: &'a crate::dispatch::wake::Wake,
     pub now: i64,
 }
 
@@ -230,7 +230,7 @@ pub async fn sync(cx: Ctx<'_>, node: &str, report: Report) -> Result<Orders, Syn
         fleet.logged();
     }
     if changed {
-        wake.notify_one();
+        wake.changed();
         fleet.bump();
     }
 

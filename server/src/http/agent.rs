@@ -75,7 +75,7 @@ pub async fn register(
 ) -> Result<Json<Registered>, ApiError> {
     let registered =
         register::register(&state.store, &state.fleet.config, &caller, &body, state.now()).await?;
-    state.wake.notify_one();
+    state.wake.changed();
     Ok(Json(registered))
 }
 

@@ -38,7 +38,7 @@ pub async fn approve(
     AppJson(body): AppJson<Review>,
 ) -> Result<Json<ChangeReviewed>, ApiError> {
     let applied = changes::apply(&state.store, &user, id, &body.note, state.now()).await?;
-    state.wake.notify_one();
+    state.wake.changed();
     Ok(Json(applied))
 }
 

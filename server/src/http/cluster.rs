@@ -22,7 +22,7 @@ pub async fn add_node(
     AppJson(body): AppJson<NewNode>,
 ) -> Result<(StatusCode, Json<NodeAdded>), ApiError> {
     let added = nodes::add(&state.store, &user, &body, state.now()).await?;
-    state.wake.notify_one();
+    state.wake.changed();
     Ok((StatusCode::CREATED, Json(added)))
 }
 
@@ -33,6 +33,6 @@ pub async fn edit_node(
     AppJson(body): AppJson<NodeEdit>,
 ) -> Result<Json<NodeEdited>, ApiError> {
     let edited = nodes::edit(&state.store, &user, id, &body, state.now()).await?;
-    state.wake.notify_one();
+    state.wake.changed();
     Ok(Json(edited))
 }

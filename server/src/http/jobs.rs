@@ -18,7 +18,7 @@ pub async fn submit(
     AppJson(body): AppJson<Submit>,
 ) -> Result<(StatusCode, Json<Submitted>), ApiError> {
     let submitted = jobs::submit::submit(&state.store, &state.bounds, &user, body, state.now()).await?;
-    state.wake.notify_one();
+    state.wake.submitted();
     Ok((StatusCode::CREATED, Json(submitted)))
 }
 
@@ -37,7 +37,7 @@ pub async fn cancel(
     AppPath(id): AppPath<i64>,
 ) -> Result<Json<Cancelled>, ApiError> {
     let cancelled = jobs::cancel::cancel(&state.store, &user, id, state.now()).await?;
-    state.wake.notify_one();
+    state.wake.changed();
     state.fleet.bump();
     Ok(Json(cancelled))
 }

@@ -30,7 +30,7 @@ pub async fn create(
     let loan = loans::create(&state.store, &user, &body, state.now()).await?;
     // An offer lends at once; a request waits for the lender's manager.
     if loan.state == "active" {
-        state.wake.notify_one();
+        state.wake.changed();
     }
     Ok((StatusCode::CREATED, Json(loan)))
 }
@@ -44,7 +44,7 @@ async fn decide(
     note: &str,
 ) -> Result<Json<LoanChanged>, ApiError> {
     let loan = loans::decide(&state.store, user, id, act, note, state.now()).await?;
-    state.wake.notify_one();
+    state.wake.changed();
     Ok(Json(loan))
 }
 
@@ -73,7 +73,7 @@ pub async fn give_back(
     AppPath(id): AppPath<i64>,
 ) -> Result<Json<LoanChanged>, ApiError> {
     let loan = loans::give_back(&state.store, &user, id, state.now()).await?;
-    state.wake.notify_one();
+    state.wake.changed();
     Ok(Json(loan))
 }
 

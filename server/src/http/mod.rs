@@ -65,8 +65,9 @@ pub struct AppState {
     pub keys: Arc<auth::Keys>,
     /// The clock, injected so tests control time.
     pub clock: Arc<dyn Fn() -> i64 + Send + Sync>,
-    /// Wakes the dispatcher (a job was submitted or cancelled) before its timer does.
-    pub wake: Arc<tokio::sync::Notify>,
+    /// Wakes the dispatcher before its timer does (a submission, a cancellation, changed
+    /// capacity or quotas), once the write has committed.
+    pub wake: Arc<crate::dispatch::wake::Wake>,
     /// Policy modules: the runtime, the dispatcher's policies and their registry.
     pub policies: Arc<PolicyDesk>,
     /// Node agents: their settings, and the news their syncs wait for.

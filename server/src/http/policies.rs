@@ -76,7 +76,7 @@ pub async fn approve(
     AppJson(body): AppJson<PolicyApproval>,
 ) -> Result<Json<PolicyMoved>, ApiError> {
     let moved = manage::approve(&state.policies, &state.store, &user, &sha, &body, state.now()).await?;
-    state.wake.notify_one();
+    state.wake.changed();
     Ok(Json(moved))
 }
 
@@ -87,6 +87,6 @@ pub async fn rollback(
     AppJson(body): AppJson<Rollback>,
 ) -> Result<Json<RolledBack>, ApiError> {
     let back = manage::rollback(&state.policies, &state.store, &user, &body, state.now()).await?;
-    state.wake.notify_one();
+    state.wake.changed();
     Ok(Json(back))
 }

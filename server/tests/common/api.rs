@@ -81,7 +81,7 @@ impl TestApp {
             store,
             keys: Arc::new(Keys::new(SECRET).expect("keys")),
             clock: Arc::new(move || c.load(Ordering::SeqCst)),
-            wake: Arc::new(tokio::sync::Notify::new()),
+            wake: Default::default(),
             policies: Arc::new(PolicyDesk::new(None).expect("policy runtime")),
             fleet: Arc::new(tidepool::fleet::Fleet::new(tidepool::fleet::FleetConfig::default())),
             web_dir: tidepool::http::web::default_dir(),
