@@ -6,6 +6,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use sqlx::Row;
 
@@ -33,7 +34,19 @@ pub struct Bounds {
     pub dry_run_window_s: i64,
     /// Per user: when their recent dry runs were asked for.
     recent: Mutex<HashMap<i64, VecDeque<i64>>>,
+    /// Per user: pending jobs when last counted, plus what they submitted here since.
+    counted: Mutex<HashMap<i64, (i64, Instant)>>,
 }
+
+/// How long a user's count of pending jobs, plus what they submitted since, stands in
+/// for a fresh count while it is under 90% of the cap. Counting on every submission read
+/// the user's whole queue (up to the cap) each time: in `bench e2e` on PostgreSQL,
+/// 1,000 submissions a second instead of 1,700, and 445 jobs started a second instead of
+/// 495. What the estimate misses in that second (the user's jobs requeued, submissions
+/// through another server) can pass the cap by as much, as two submissions at the same
+/// moment always could; starts and cancellations only make it count again sooner. Near
+/// the cap every submission is counted, so the refusal comes exactly at it.
+const PENDING_RECOUNT: Duration = Duration::from_secs(1);
 
 impl Default for Bounds {
     fn default() -> Self {
@@ -49,7 +62,29 @@ impl Bounds {
             dry_runs,
             dry_run_window_s: window_s.max(1),
             recent: Mutex::new(HashMap::new()),
+            counted: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// True when `user`'s recent count plus what they submitted since is well under the
+    /// cap; this submission is then counted in it and needs no count of its own.
+    fn pending_well_under(&self, user: i64) -> bool {
+        let cap = self.pending_per_user;
+        let mut counted = self.counted.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match counted.get_mut(&user) {
+            Some((n, at)) if at.elapsed() < PENDING_RECOUNT && *n < cap - cap / 10 => {
+                *n += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Notes `user`'s pending jobs as just counted (this submission included).
+    fn pending_counted(&self, user: i64, pending: i64) {
+        let mut counted = self.counted.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        counted.retain(|_, (_, at)| at.elapsed() < PENDING_RECOUNT);
+        counted.insert(user, (pending, Instant::now()));
     }
 
     /// Counts a dry run by `user` at `now`; when the window is full, the seconds until a
@@ -76,6 +111,9 @@ impl Bounds {
 /// Refused when `user` already has the most pending jobs allowed.
 pub async fn pending_cap(store: &Store, bounds: &Bounds, user: i64) -> Result<(), Limited> {
     let cap = bounds.pending_per_user;
+    if bounds.pending_well_under(user) {
+        return Ok(());
+    }
     // Counts at most one past the cap: the index on (submitted_by, state) keeps it a range read.
     let row = sqlx::query(
         "SELECT COUNT(*) FROM (SELECT 1 FROM jobs WHERE submitted_by = $1 AND state = 'pending' LIMIT $2) p",
@@ -91,6 +129,7 @@ pub async fn pending_cap(store: &Store, bounds: &Bounds, user: i64) -> Result<()
              wait for some to start or cancel some"
         )));
     }
+    bounds.pending_counted(user, pending + 1);
     Ok(())
 }
 
@@ -147,5 +186,16 @@ mod tests {
         assert_eq!(b.dry_run(7, 105), Err(5));
         assert_eq!(b.dry_run(8, 105), Ok(()), "another user has their own window");
         assert_eq!(b.dry_run(7, 110), Ok(()), "the first aged out");
+    }
+
+    #[test]
+    fn a_recent_count_stands_in_only_well_under_the_cap() {
+        let b = Bounds::new(100, 1, 1, 10);
+        assert!(!b.pending_well_under(7), "never counted: count");
+        b.pending_counted(7, 50);
+        // 50 counted, then 40 submissions on the estimate: 90 is 90% of the cap.
+        assert_eq!((0..100).take_while(|_| b.pending_well_under(7)).count(), 40);
+        assert!(!b.pending_well_under(7), "near the cap every submission is counted");
+        assert!(!b.pending_well_under(8), "another user has their own count");
     }
 }
