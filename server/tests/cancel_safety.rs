@@ -49,10 +49,13 @@ async fn cut_short_begins_then_writes(engine: &str) {
     assert_eq!(seen, writes as i64, "{engine}: writes after a cut-short BEGIN are committed");
     // And the connections the cut-short transactions used are free again: a write that
     // waits for every row's lock (a stale transaction would hold some) gets through.
-    tokio::time::timeout(Duration::from_secs(10), sqlx::query("UPDATE cut_short SET n = n + 1").execute(&other.pool))
-        .await
-        .expect("no stale transaction holds a row")
-        .expect("update");
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        sqlx::query("UPDATE cut_short SET n = n + 1").execute(&other.pool),
+    )
+    .await
+    .expect("no stale transaction holds a row")
+    .expect("update");
 }
 
 #[tokio::test]

@@ -177,8 +177,7 @@ impl Dispatcher {
 
 /// GPUs of healthy nodes left to no job once `plan`'s placements are made.
 fn idle_gpus(snap: &Snapshot, plan: &Plan) -> u32 {
-    let mut free: Vec<u64> =
-        snap.nodes.iter().map(|n| if n.healthy { n.all_gpus() } else { 0 }).collect();
+    let mut free: Vec<u64> = snap.nodes.iter().map(|n| if n.healthy { n.all_gpus() } else { 0 }).collect();
     let held = snap.running.iter().flat_map(|a| &a.slots);
     for s in held.chain(plan.placements.iter().flat_map(|p| &p.slots)) {
         if let Some(f) = free.get_mut(s.node.0 as usize) {
