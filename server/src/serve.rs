@@ -296,6 +296,9 @@ async fn serve(args: &ServeArgs) -> Result<String, String> {
     let mut dispatcher = Dispatcher::with_modules(store, desk.policies.clone(), lease);
     dispatcher.fleet = Some(fleet);
     dispatcher.config.min_runtime_s = args.min_runtime_s;
+    if args.time_sharing == crate::cli::Switch::Off {
+        dispatcher.config.timeshare = None;
+    }
     let every = Duration::from_secs(args.dispatch_interval_s.max(1));
     let alerts = Arc::new(tokio::sync::Notify::new());
     tokio::spawn(dispatch_loop(dispatcher, desk.clone(), wake, every, alerts.clone()));

@@ -37,6 +37,10 @@ pub struct ServeArgs {
     /// Seconds a job runs before it may be preempted (protects fresh jobs from churn).
     #[arg(long, default_value_t = tidepool_core::CycleConfig::default().min_runtime_s)]
     pub min_runtime_s: u64,
+    /// Checkpointable jobs of one group and class take turns on its GPUs (`on`, the
+    /// default), or a running job is never stopped for another of its own kind (`off`).
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub time_sharing: Switch,
     /// Run an agent with fake GPUs for every node in the records (a demo on one machine).
     #[arg(long)]
     pub demo_agents: bool,
@@ -233,4 +237,11 @@ pub enum AdminCommand {
         #[arg(long)]
         force: bool,
     },
+}
+
+/// A setting turned on or off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
 }

@@ -25,7 +25,6 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio::sync::{Notify, Semaphore, watch};
 use tokio::time::Instant;
-use tower::ServiceExt;
 
 /// The server's limits (`tidepool serve --header-timeout-s …`).
 #[derive(Clone, Copy, Debug)]
@@ -82,12 +81,12 @@ impl Activity {
     }
 }
 
-fn timed_out(limit: Duration) -> Response {
+pub(super) fn timed_out(limit: Duration) -> Response {
     let message = format!("the request took longer than {} s", limit.as_secs());
     error(StatusCode::SERVICE_UNAVAILABLE, "timeout", message)
 }
 
-fn error(status: StatusCode, code: &str, message: String) -> Response {
+pub(super) fn error(status: StatusCode, code: &str, message: String) -> Response {
     let body = tidepool_api::ErrorBody { error: tidepool_api::ErrorDetail { code: code.into(), message } };
     (status, axum::Json(body)).into_response()
 }
@@ -185,22 +184,7 @@ async fn connection(
             }
             let router = router.clone();
             async move {
-                // Each request runs to its end on a task of its own, whether its caller hangs
-                // up or it runs past the timeout (then the caller is answered 503 at once): a
-                // handler dropped between two writes would leave half of what it does, and
-                // a database transaction dropped while it begins is never rolled back (see
-                // `Store::begin`). Long polls left so end at their own deadline.
-                let running = tokio::spawn(router.oneshot(request));
-                let response = match tokio::time::timeout(limits.request_timeout, running).await {
-                    Ok(Ok(Ok(response))) => response,
-                    Ok(Ok(Err(never))) => match never {},
-                    Ok(Err(panicked)) => {
-                        tracing::error!(error = %panicked, "a request's handler panicked");
-                        let message = "the server failed on this request; it is logged".to_string();
-                        error(StatusCode::INTERNAL_SERVER_ERROR, "internal", message)
-                    }
-                    Err(_) => timed_out(limits.request_timeout),
-                };
+                let response = super::run_to_end::answer(router, request, limits.request_timeout).await;
                 // The request counts as in flight until its body is sent.
                 let response = response.map(|body| {
                     Body::new(body.map_frame(move |frame| {

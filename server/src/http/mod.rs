@@ -27,6 +27,7 @@ mod records;
 mod replays;
 mod reports;
 mod reviews;
+mod run_to_end;
 pub mod scope;
 mod settings;
 mod signin;
