@@ -4,9 +4,10 @@
 //! transaction dropped while it begins is never rolled back (see `Store::begin`).
 //!
 //! Two bounds keep a request that never ends from holding its task for good: its body
-//! ends in an error a second after the request's time is up (a handler still waiting for a body its
-//! caller never sends gives up there, in its extractor, before it has written anything),
-//! and past twice the timeout the task is dropped after all, as every request was before.
+//! ends in an error a second after the request's time is up (a handler still waiting for
+//! a body its caller never sends gives up there, in its extractor, before it has written
+//! anything), and past twice the timeout the task is dropped after all, as every request
+//! was before.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
