@@ -145,3 +145,17 @@ fn unhealthy_nodes_offer_no_gpus() {
     assert_eq!(slots(placed(&plan, 1)), vec![(1, 0xFF)]);
     assert_eq!(reason(&plan, 2), &Reason::Infeasible { requested: 16, largest: 8 });
 }
+
+// What the server reads to batch submissions while nothing is free: the GPUs of healthy
+// nodes that neither a running job nor this plan's placements hold.
+#[test]
+fn idle_gpus_count_what_neither_running_jobs_nor_placements_hold() {
+    let mut snap =
+        cluster().nodes(3, 8).group("a", 32).running(alloc(10).on(0, 0x0F)).pending(job(1).gpus(2)).build();
+    snap.nodes[2].healthy = false;
+    let plan = run(&snap, 1000);
+    assert_eq!(plan.placements.len(), 1, "{plan:#?}");
+    // 16 GPUs on healthy nodes, 4 running, 2 just placed.
+    assert_eq!(plan.idle_gpus(&snap), 10);
+    assert_eq!(tidepool_core::Plan::default().idle_gpus(&snap), 12, "before placing");
+}

@@ -18,7 +18,7 @@ pub use load::snapshot as load_snapshot;
 
 use std::sync::Arc;
 
-use tidepool_core::{CycleConfig, Plan, Policies, Snapshot, TimeShare, plan};
+use tidepool_core::{CycleConfig, Policies, TimeShare, plan};
 
 use crate::fleet::Fleet;
 use crate::policy::{PolicyEvent, WasmPolicies};
@@ -149,7 +149,7 @@ impl Dispatcher {
             preempted: p.preemptions.len(),
             held: p.holds.len(),
             rewritten,
-            idle_gpus: idle_gpus(&snap, &p),
+            idle_gpus: p.idle_gpus(&snap),
         };
         report.log(started.elapsed());
         Ok(report)
@@ -173,18 +173,6 @@ impl Dispatcher {
         });
         out
     }
-}
-
-/// GPUs of healthy nodes left to no job once `plan`'s placements are made.
-fn idle_gpus(snap: &Snapshot, plan: &Plan) -> u32 {
-    let mut free: Vec<u64> = snap.nodes.iter().map(|n| if n.healthy { n.all_gpus() } else { 0 }).collect();
-    let held = snap.running.iter().flat_map(|a| &a.slots);
-    for s in held.chain(plan.placements.iter().flat_map(|p| &p.slots)) {
-        if let Some(f) = free.get_mut(s.node.0 as usize) {
-            *f &= !s.gpus;
-        }
-    }
-    free.iter().map(|m| m.count_ones()).sum()
 }
 
 /// The cycle a server runs: time-sharing among checkpointable jobs is on, with

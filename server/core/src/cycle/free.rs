@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::model::{ModelId, Node, NodeId, Topology};
+use crate::model::{ModelId, Node, NodeId, Slot, Topology};
 use crate::snapshot::Snapshot;
 
 /// Free GPU masks per node plus, per model, the nodes ordered by free count.
@@ -16,17 +16,20 @@ pub(crate) struct FreeMap {
     pub total: Vec<u32>,
 }
 
+/// Per node, the GPUs no job in `slots` holds (none on an unhealthy node).
+pub(crate) fn free_masks<'a>(snap: &Snapshot, slots: impl Iterator<Item = &'a Slot>) -> Vec<u64> {
+    let mut free: Vec<u64> = snap.nodes.iter().map(|n| if n.healthy { n.all_gpus() } else { 0 }).collect();
+    for s in slots {
+        if let Some(f) = free.get_mut(s.node.0 as usize) {
+            *f &= !s.gpus;
+        }
+    }
+    free
+}
+
 impl FreeMap {
     pub fn new(snap: &Snapshot) -> FreeMap {
-        let mut free: Vec<u64> =
-            snap.nodes.iter().map(|n| if n.healthy { n.all_gpus() } else { 0 }).collect();
-        for a in &snap.running {
-            for s in &a.slots {
-                if let Some(f) = free.get_mut(s.node.0 as usize) {
-                    *f &= !s.gpus;
-                }
-            }
-        }
+        let free = free_masks(snap, snap.running.iter().flat_map(|a| &a.slots));
         let mut index = vec![BTreeSet::new(); snap.models.len()];
         let mut total = vec![0u32; snap.models.len()];
         for (i, (node, &mask)) in snap.nodes.iter().zip(&free).enumerate() {

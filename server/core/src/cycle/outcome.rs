@@ -3,8 +3,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cycle::Reservation;
+use crate::cycle::free::free_masks;
 use crate::model::{Borrow, GroupId, JobId, Slot, Time};
 use crate::reason::{PreemptReason, Reason};
+use crate::snapshot::Snapshot;
 
 /// A job to start now on these GPUs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -79,4 +81,14 @@ pub struct Plan {
     pub policy_by_group: Vec<(GroupId, String)>,
     /// Policy answers the cycle refused and replaced with the built-in policy's.
     pub policy_faults: Vec<String>,
+}
+
+impl Plan {
+    /// GPUs of healthy nodes that no job holds once this plan's placements are made
+    /// (`snap`: the snapshot it was planned on).
+    pub fn idle_gpus(&self, snap: &Snapshot) -> u32 {
+        let held = snap.running.iter().flat_map(|a| &a.slots);
+        let placed = self.placements.iter().flat_map(|p| &p.slots);
+        free_masks(snap, held.chain(placed)).iter().map(|m| m.count_ones()).sum()
+    }
 }
