@@ -22,10 +22,26 @@ use tower::ServiceExt;
 
 use super::listen::{error, timed_out};
 
+/// Ends once nobody waits for the answer any more: the caller hung up, or was answered
+/// 503 at the timeout. Running to the end is for work; a handler that only waits (a
+/// followed log read) stops here, or a caller hanging up at once could leave any number
+/// of waits polling the records behind it.
+#[derive(Clone)]
+pub struct CallerGone(tokio::sync::watch::Receiver<()>);
+
+impl CallerGone {
+    pub async fn wait(mut self) {
+        while self.0.changed().await.is_ok() {}
+    }
+}
+
 /// The router's answer to `request`, within `limit` for the caller.
 pub(super) async fn answer(router: Router, request: Request<Incoming>, limit: Duration) -> Response {
     // The body's deadline comes after the caller's 503, never racing ahead of it.
-    let request = request.map(|body| Body::new(Deadline::new(body, limit + Duration::from_secs(1))));
+    let mut request = request.map(|body| Body::new(Deadline::new(body, limit + Duration::from_secs(1))));
+    // Dropped with this future: when the caller is answered or gone.
+    let (_waiting, gone) = tokio::sync::watch::channel(());
+    request.extensions_mut().insert(CallerGone(gone));
     let running = tokio::spawn(tokio::time::timeout(2 * limit, router.oneshot(request)));
     match tokio::time::timeout(limit, running).await {
         Ok(Ok(Ok(Ok(response)))) => response,
